@@ -1,0 +1,77 @@
+// Command artist trains language models to reason with tools by
+// reinforcement learning (GRPO), evaluates checkpoints and prints rollouts.
+//
+//	artist train  -config FILE [-set key=value ...]
+//	artist eval   -checkpoint DIR [-n K] [-temperature T] [-limit N] [-set key=value ...]
+//	artist sample -checkpoint DIR [-n N] [-prompt TEXT] [-temperature T] [-seed S]
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+)
+
+// command is one subcommand: it parses its own flags and wires packages.
+type command struct {
+	name, usage string
+	run         func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+var commands = []command{
+	{"train", "train -config FILE [-set key=value ...]: warm start, then GRPO; resumes a run folder that holds a checkpoint", runTrain},
+	{"eval", "eval -checkpoint DIR [-n K] [-temperature T] [-limit N]: held-out accuracy and tool use of a checkpoint", runEval},
+	{"sample", "sample -checkpoint DIR [-n N] [-prompt TEXT]: print rollouts with the tool output marked", runSample},
+}
+
+// errUsage marks misuse; the message has been printed.
+var errUsage = errors.New("usage")
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "help" || args[0] == "--help" {
+		usage(stderr)
+		return 2
+	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			err := c.run(ctx, args[1:], stdout, stderr)
+			switch {
+			case err == nil:
+				return 0
+			case errors.Is(err, errUsage):
+				return 2
+			default:
+				fmt.Fprintf(stderr, "artist %s: %v\n", c.name, err)
+				return 1
+			}
+		}
+	}
+	fmt.Fprintf(stderr, "artist: unknown command %q\n", args[0])
+	usage(stderr)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: artist COMMAND [flags]\n\ncommands:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %s\n", c.usage)
+	}
+	fmt.Fprintln(w, "\nrun 'artist COMMAND -h' for the flags of a command")
+}
+
+// sets collects repeated -set key=value flags.
+type sets []string
+
+func (s *sets) String() string     { return strings.Join(*s, " ") }
+func (s *sets) Set(v string) error { *s = append(*s, v); return nil }

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand"
+
+	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/reward"
+	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/trainer"
+)
+
+func runSample(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("sample", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	ckpt := fs.String("checkpoint", "", "checkpoint `DIR`")
+	n := fs.Int("n", 4, "number of held-out tasks to roll out (ignored with -prompt)")
+	prompt := fs.String("prompt", "", "roll out this question instead of held-out tasks")
+	temp := fs.Float64("temperature", 1, "sampling temperature; 0 is greedy")
+	seed := fs.Int64("seed", 1, "sampling seed")
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	if *ckpt == "" {
+		fmt.Fprintln(stderr, "artist sample: -checkpoint DIR is required")
+		return errUsage
+	}
+	r, err := trainer.OpenCheckpoint(*ckpt, nil, stderr)
+	if err != nil {
+		return err
+	}
+	tasks := r.Heldout[:min(max(*n, 1), len(r.Heldout))]
+	if *prompt != "" {
+		tasks = []envs.Task{{ID: "prompt", Prompt: *prompt}}
+	}
+	rc := r.Cfg.Rollout
+	rc.GroupSize, rc.Temperature = 1, *temp
+	eng := &rollout.Engine{Policy: trainer.PolicyOf(r.Model), Tokenizer: r.Tok, Tool: r.Tool, Format: r.Cfg.Format, Config: rc}
+	trajs, err := eng.Run(ctx, tasks, rand.New(rand.NewSource(*seed)))
+	if err != nil {
+		return err
+	}
+	for _, t := range trajs {
+		verdict := ""
+		if t.Task.Answer != "" {
+			verdict = fmt.Sprintf(" gold %s correct %v", t.Task.Answer, reward.Correct(t, t.Task, r.Cfg.Format))
+		}
+		fmt.Fprintf(stdout, "=== %s (stop %s, %d tool calls%s)\n%s\n\n", t.Task.ID, t.Stop, len(t.Calls), verdict, rollout.Text(t, r.Tok, true))
+	}
+	return nil
+}

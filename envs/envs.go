@@ -1,0 +1,83 @@
+// Package envs holds what a policy acts on: tasks, datasets and tools.
+//
+// A Task is one problem with its gold answer. A Tool runs one call written
+// by the policy and returns what the policy will read. Subpackages provide
+// concrete tools (sandbox: a Go interpreter) and task families (arith).
+package envs
+
+import (
+	"context"
+	"math/rand"
+)
+
+// Task is one problem.
+type Task struct {
+	ID     string `json:"id"`
+	Prompt string `json:"prompt"` // the question as the policy sees it
+	Answer string `json:"answer"` // gold final answer
+}
+
+// Dataset is a finite, ordered list of tasks.
+type Dataset interface {
+	Len() int
+	At(i int) Task
+}
+
+// Sampler draws training tasks; all randomness comes from rng.
+type Sampler interface {
+	Sample(rng *rand.Rand, n int) []Task
+}
+
+// Status is the outcome of one tool call, as the paper distinguishes them.
+type Status string
+
+const (
+	StatusOK      Status = "ok"      // ran and printed something
+	StatusEmpty   Status = "empty"   // ran and printed nothing
+	StatusError   Status = "error"   // did not compile, panicked, was denied or hit a limit
+	StatusTimeout Status = "timeout" // ran past its deadline
+)
+
+// Success reports whether a call counts as successful for the tool reward.
+func (s Status) Success() bool { return s == StatusOK }
+
+// Result is what one tool call returned.
+type Result struct {
+	Status Status `json:"status"`
+	Output string `json:"output"` // what the policy reads (stdout, or a message for empty/error/timeout)
+	Error  string `json:"error,omitempty"`
+}
+
+// Tool runs one call. Implementations are safe for concurrent use and never
+// panic: every failure is a Result with a non-OK status.
+type Tool interface {
+	Call(ctx context.Context, input string) Result
+}
+
+// Disabled is a Tool that answers every call with an error. It is the
+// ablation that shows how much a policy gains from a working tool.
+type Disabled struct{}
+
+// Call implements Tool.
+func (Disabled) Call(context.Context, string) Result {
+	return Result{Status: StatusError, Output: "error: tool disabled", Error: "tool disabled"}
+}
+
+// List is a Dataset held in memory; as a Sampler it draws uniformly with
+// replacement.
+type List []Task
+
+// Len implements Dataset.
+func (l List) Len() int { return len(l) }
+
+// At implements Dataset.
+func (l List) At(i int) Task { return l[i] }
+
+// Sample implements Sampler.
+func (l List) Sample(rng *rand.Rand, n int) []Task {
+	out := make([]Task, n)
+	for i := range out {
+		out[i] = l[rng.Intn(len(l))]
+	}
+	return out
+}

@@ -1,0 +1,101 @@
+package policy
+
+import (
+	"math/rand"
+	"testing"
+)
+
+// benchConfig is the tiny default training model: V=265, C=64, F=176, L=2,
+// H=4, K=2, tied embeddings.
+func benchConfig() Config {
+	return Config{
+		VocabSize: 265, HiddenSize: 64, IntermediateSize: 176, NumHiddenLayers: 2,
+		NumAttentionHeads: 4, NumKeyValueHeads: 2, MaxPositionEmbeddings: 512,
+		RopeTheta: 10000, RMSNormEps: 1e-6, TieWordEmbeddings: true,
+	}
+}
+
+func benchModel(b *testing.B) (*Model, *rand.Rand) {
+	b.Helper()
+	rng := rand.New(rand.NewSource(1))
+	m, err := New(benchConfig(), rng)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return m, rng
+}
+
+// benchBatch is 32 sequences of 96 tokens with coefficient −1/count.
+func benchBatch(rng *rand.Rand, V int) ([][]int, [][]float32) {
+	seqs := make([][]int, 32)
+	coef := make([][]float32, 32)
+	for i := range seqs {
+		seqs[i] = make([]int, 96)
+		coef[i] = make([]float32, 96)
+		for t := range seqs[i] {
+			seqs[i][t] = rng.Intn(V)
+			coef[i][t] = -1.0 / 95
+		}
+	}
+	return seqs, coef
+}
+
+func BenchmarkBackward(b *testing.B) {
+	m, rng := benchModel(b)
+	seqs, coef := benchBatch(rng, m.Config.VocabSize)
+	if _, err := m.Backward(seqs, coef); err != nil { // build the graph
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := m.Backward(seqs, coef); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(32*96*b.N)/b.Elapsed().Seconds(), "tokens/s")
+}
+
+func BenchmarkLogProbs(b *testing.B) {
+	m, rng := benchModel(b)
+	seqs, _ := benchBatch(rng, m.Config.VocabSize)
+	for b.Loop() {
+		m.LogProbs(seqs)
+	}
+	b.ReportMetric(float64(32*96*b.N)/b.Elapsed().Seconds(), "tokens/s")
+}
+
+// BenchmarkSample decodes 64 new tokens (greedy) for 64 sequences after a
+// 32-token prompt; tokens/s counts decoded tokens.
+func BenchmarkSample(b *testing.B) {
+	m, rng := benchModel(b)
+	const n, prompt, steps = 64, 32, 64
+	feed := make([][]int, n)
+	for i := range feed {
+		feed[i] = make([]int, prompt)
+		for t := range feed[i] {
+			feed[i][t] = rng.Intn(m.Config.VocabSize)
+		}
+	}
+	for b.Loop() {
+		s := m.NewSession(n, prompt+steps)
+		logits := s.Step(feed)
+		for range steps {
+			next := make([][]int, n)
+			for i, row := range logits {
+				next[i] = []int{argmax(row)}
+			}
+			logits = s.Step(next)
+		}
+	}
+	b.ReportMetric(float64(n*steps*b.N)/b.Elapsed().Seconds(), "tokens/s")
+}
+
+func argmax(x []float32) int {
+	best := 0
+	for i, v := range x {
+		if v > x[best] {
+			best = i
+		}
+	}
+	return best
+}

@@ -1,0 +1,23 @@
+// Package policy holds the language model and its tokenizer.
+//
+// The model is a Qwen2-style decoder: token embedding, RMSNorm, rotary
+// positions, grouped-query attention with q/k/v biases, a SwiGLU MLP and an
+// LM head (tied to the embedding or not). All weights are float32 slices
+// owned by Param values; two compute paths read the same slices:
+//
+//   - a gorgonia graph (the training path) that computes the log-probability
+//     of given tokens under a causal mask and its gradient, and
+//   - plain Go with a KV cache (the sampling path) that decodes a batch of
+//     sequences one token at a time.
+//
+// Tests prove that both paths give the same per-token log-probs.
+//
+// Weights load and save as safetensors with HuggingFace tensor names next to
+// a config.json with HuggingFace keys, so a Qwen2 checkpoint directory is a
+// policy directory. Tokenizers load from tokenizer.json.
+//
+// Shape legend used in the model code:
+//
+//	B batch, T tokens, C channels (hidden size), H query heads,
+//	K key/value heads, D head dim (C/H), F MLP width, V vocab.
+package policy

@@ -1,0 +1,279 @@
+package policy
+
+// The training path: a gorgonia graph over a padded batch that computes
+// per-token log-probs and the gradient of a weighted sum of them.
+//
+// Shape legend: B sequences, T padded length (a multiple of 16), N = B·T
+// rows (row b·T+t holds token t of sequence b), C channels, H query heads,
+// K key/value heads, D head dim, F MLP width, V vocab.
+
+import (
+	"fmt"
+
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+const (
+	padMultiple = 16 // T is rounded up to a multiple of this, to reuse graphs
+	maxGraphs   = 4  // graphs kept per model; the least recently used goes first
+)
+
+// trainGraph is one compiled graph for a padded shape (B, T).
+type trainGraph struct {
+	B, T    int
+	vm      G.VM
+	params  []*G.Node // aligned with Model.Params; values share Param.Data
+	grads   []*G.Node // ∂cost/∂param, aligned with params
+	ids     []float32 // [N] token ids (padding 0); backs the ids input
+	targets []float32 // [N] id of the next token, -1 where none
+	coef    []float32 // [N] weight of each row's log-prob in the cost
+	logp    *G.Node   // [N] log p(targets[r] | tokens up to r)
+	used    int64     // for least-recently-used eviction
+}
+
+// graphCache holds a model's compiled graphs by padded shape.
+type graphCache struct {
+	graphs map[[2]int]*trainGraph
+	clock  int64
+}
+
+// Backward computes logp[i][t] = log p(seqs[i][t] | seqs[i][:t]) for t ≥ 1
+// (logp[i][0] = 0), like LogProbs, and ADDS to every Param.Grad the
+// gradient of Σ_i Σ_{t≥1} coef[i][t]·logp[i][t]. coef has the shape of seqs;
+// coef[i][0] is ignored. Supervised fine-tuning passes −1/count on answer
+// tokens; GRPO passes ∂loss/∂logp.
+//
+// The batch is padded to T = the longest sequence rounded up to a multiple
+// of 16, and the compiled graph is cached by (len(seqs), T) — at most four
+// shapes per model. The graph reads the weights straight from Param.Data
+// (no copy), so in-place optimizer updates are seen by the next call.
+// Backward is not safe for concurrent use on one model.
+func (m *Model) Backward(seqs [][]int, coef [][]float32) (logp [][]float32, err error) {
+	longest, err := m.checkBatch(seqs, coef)
+	if err != nil {
+		return nil, err
+	}
+	logp = make([][]float32, len(seqs))
+	for i, s := range seqs {
+		logp[i] = make([]float32, len(s))
+	}
+	if longest == 0 {
+		return logp, nil
+	}
+	T := (longest + padMultiple - 1) / padMultiple * padMultiple
+	tg, err := m.graph(len(seqs), T)
+	if err != nil {
+		return nil, err
+	}
+	tg.load(seqs, coef)
+	if err := tg.bind(m); err != nil {
+		return nil, err
+	}
+	tg.vm.Reset()
+	if err := tg.vm.RunAll(); err != nil {
+		return nil, fmt.Errorf("policy: backward: %w", err)
+	}
+	if err := tg.addGrads(m); err != nil {
+		return nil, err
+	}
+	lp := tg.logp.Value().Data().([]float32)
+	for i, s := range seqs {
+		for t := 1; t < len(s); t++ {
+			logp[i][t] = lp[i*T+t-1]
+		}
+	}
+	return logp, nil
+}
+
+// checkBatch validates the arguments of Backward and returns the longest
+// sequence length.
+func (m *Model) checkBatch(seqs [][]int, coef [][]float32) (int, error) {
+	if len(coef) != len(seqs) {
+		return 0, fmt.Errorf("policy: backward: %d coefficient rows for %d sequences", len(coef), len(seqs))
+	}
+	longest := 0
+	for i, s := range seqs {
+		if len(coef[i]) != len(s) {
+			return 0, fmt.Errorf("policy: backward: sequence %d has %d tokens but %d coefficients", i, len(s), len(coef[i]))
+		}
+		if len(s) > m.Config.MaxPositionEmbeddings {
+			return 0, fmt.Errorf("policy: backward: sequence %d has %d tokens, over max_position_embeddings %d", i, len(s), m.Config.MaxPositionEmbeddings)
+		}
+		for t, tok := range s {
+			if tok < 0 || tok >= m.Config.VocabSize {
+				return 0, fmt.Errorf("policy: backward: token %d of sequence %d is %d, outside the vocabulary [0, %d)", t, i, tok, m.Config.VocabSize)
+			}
+		}
+		longest = max(longest, len(s))
+	}
+	return longest, nil
+}
+
+// graph returns the cached graph for (B, T), building it when missing.
+func (m *Model) graph(B, T int) (*trainGraph, error) {
+	if m.graphs == nil {
+		m.graphs = &graphCache{graphs: make(map[[2]int]*trainGraph)}
+	}
+	c := m.graphs
+	c.clock++
+	if tg, ok := c.graphs[[2]int{B, T}]; ok {
+		tg.used = c.clock
+		return tg, nil
+	}
+	if len(c.graphs) >= maxGraphs {
+		var oldest [2]int
+		var when int64 = -1
+		for k, tg := range c.graphs {
+			if when < 0 || tg.used < when {
+				oldest, when = k, tg.used
+			}
+		}
+		c.graphs[oldest].vm.Close()
+		delete(c.graphs, oldest)
+	}
+	tg, err := buildGraph(m, B, T)
+	if err != nil {
+		return nil, err
+	}
+	tg.used = c.clock
+	c.graphs[[2]int{B, T}] = tg
+	return tg, nil
+}
+
+// load writes the padded batch into the graph's input tensors.
+func (tg *trainGraph) load(seqs [][]int, coef [][]float32) {
+	T := tg.T
+	for b, s := range seqs {
+		for t := 0; t < T; t++ {
+			r := b*T + t
+			tg.ids[r], tg.targets[r], tg.coef[r] = 0, -1, 0
+			if t < len(s) {
+				tg.ids[r] = float32(s[t])
+			}
+			if t+1 < len(s) {
+				tg.targets[r], tg.coef[r] = float32(s[t+1]), coef[b][t+1]
+			}
+		}
+	}
+}
+
+// bind makes every parameter node read its Param.Data again if the slice
+// was replaced since the graph was built (e.g. by loading weights).
+func (tg *trainGraph) bind(m *Model) error {
+	for i, p := range m.Params {
+		n := tg.params[i]
+		if d := n.Value().Data().([]float32); len(d) == len(p.Data) && &d[0] == &p.Data[0] {
+			continue
+		}
+		if err := G.Let(n, backed(p)); err != nil {
+			return fmt.Errorf("policy: rebind %s: %w", p.Name, err)
+		}
+	}
+	return nil
+}
+
+// addGrads adds the graph's parameter gradients into Param.Grad.
+func (tg *trainGraph) addGrads(m *Model) error {
+	for i, p := range m.Params {
+		v := tg.grads[i].Value()
+		if v == nil {
+			return fmt.Errorf("policy: backward: no gradient computed for %s", p.Name)
+		}
+		g := v.Data().([]float32)
+		for j, x := range g {
+			p.Grad[j] += x
+		}
+	}
+	return nil
+}
+
+// backed wraps Param.Data in a tensor without copying it.
+func backed(p *Param) *tensor.Dense {
+	return tensor.New(tensor.WithShape(p.Shape...), tensor.WithBacking(p.Data))
+}
+
+// builder adds the model's operations to a graph; the first error sticks
+// and turns later calls into no-ops.
+type builder struct {
+	err      error
+	g        geometry
+	T        int
+	cos, sin []float32 // [T, D/2]
+	pn       map[*Param]*G.Node
+}
+
+func (b *builder) op(k *kernel, in ...*G.Node) *G.Node {
+	if b.err != nil {
+		return nil
+	}
+	n, err := apply(k, in...)
+	b.err = err
+	return n
+}
+
+func (b *builder) add(x, y *G.Node) *G.Node {
+	if b.err != nil {
+		return nil
+	}
+	n, err := G.Add(x, y)
+	b.err = err
+	return n
+}
+
+// layer adds one decoder block: x [N, C] → [N, C].
+func (b *builder) layer(x *G.Node, L Layer) *G.Node {
+	g, p := b.g, b.pn
+	h := b.op(rmsNormOp(g.C, g.eps), x, p[L.AttnNorm])                                              // [N, C]
+	q := b.op(ropeOp(g.H, g.D, b.T, false, b.cos, b.sin), b.op(linearOp(true), h, p[L.Q], p[L.QB])) // [N, H·D]
+	k := b.op(ropeOp(g.K, g.D, b.T, false, b.cos, b.sin), b.op(linearOp(true), h, p[L.K], p[L.KB])) // [N, K·D]
+	v := b.op(linearOp(true), h, p[L.V], p[L.VB])                                                   // [N, K·D]
+	a := b.op(attnOp(g, b.T), q, k, v)                                                              // [N, H·D]
+	x = b.add(x, b.op(linearOp(false), a, p[L.O]))                                                  // [N, C]
+	h = b.op(rmsNormOp(g.C, g.eps), x, p[L.MLPNorm])                                                // [N, C]
+	act := b.op(swigluOp(), b.op(linearOp(false), h, p[L.Gate]), b.op(linearOp(false), h, p[L.Up])) // [N, F]
+	return b.add(x, b.op(linearOp(false), act, p[L.Down]))                                          // [N, C]
+}
+
+// buildGraph builds and compiles the graph for B sequences of T tokens.
+func buildGraph(m *Model, B, T int) (*trainGraph, error) {
+	g, N := geometryOf(m.Config), B*T
+	eg := G.NewGraph()
+	tg := &trainGraph{B: B, T: T, ids: make([]float32, N), targets: make([]float32, N), coef: make([]float32, N)}
+	b := &builder{g: g, T: T, pn: make(map[*Param]*G.Node)}
+	b.cos, b.sin = ropeTables(T, g.D, m.Config.RopeTheta)
+	for _, p := range m.Params {
+		n := G.NewTensor(eg, tensor.Float32, len(p.Shape), G.WithShape(p.Shape...), G.WithName(p.Name), G.WithValue(backed(p)))
+		b.pn[p] = n
+		tg.params = append(tg.params, n)
+	}
+	input := func(name string, data []float32) *G.Node {
+		v := tensor.New(tensor.WithShape(N), tensor.WithBacking(data))
+		return G.NewVector(eg, tensor.Float32, G.WithShape(N), G.WithName(name), G.WithValue(v))
+	}
+	ids, targets, coef := input("ids", tg.ids), input("targets", tg.targets), input("coef", tg.coef) // [N] each
+
+	x := b.op(embedOp(g.V, g.C), b.pn[m.Embed], ids) // [N, C]
+	for _, L := range m.Layers {
+		x = b.layer(x, L)
+	}
+	x = b.op(rmsNormOp(g.C, g.eps), x, b.pn[m.Norm])     // [N, C]
+	logits := b.op(linearOp(false), x, b.pn[m.Head])     // [N, V]
+	tg.logp = b.op(tokenLogProbOp(g.V), logits, targets) // [N]
+	if b.err != nil {
+		return nil, b.err
+	}
+	prod, err := G.HadamardProd(tg.logp, coef) // [N]
+	if err != nil {
+		return nil, fmt.Errorf("policy: graph cost: %w", err)
+	}
+	cost, err := G.Sum(prod) // scalar
+	if err != nil {
+		return nil, fmt.Errorf("policy: graph cost: %w", err)
+	}
+	if tg.grads, err = G.Grad(cost, tg.params...); err != nil {
+		return nil, fmt.Errorf("policy: graph gradient: %w", err)
+	}
+	tg.vm = G.NewTapeMachine(eg)
+	return tg, nil
+}

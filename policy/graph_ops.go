@@ -1,0 +1,169 @@
+package policy
+
+// The operations of the training graph. Each is a gorgonia Op whose forward
+// and backward passes are plain-Go kernels, so the graph has one node per
+// model operation (no broadcast or transpose nodes that copy), and no node
+// ever writes into its inputs: the weight tensors, which share their
+// backing arrays with Param.Data, are only read.
+//
+// Shape legend: N = B·T rows (one token per row), C channels, H query
+// heads, K key/value heads, D head dim, F MLP width, V vocab.
+
+import (
+	"fmt"
+	"hash"
+	"hash/fnv"
+
+	"github.com/chewxy/hm"
+	G "gorgonia.org/gorgonia"
+	"gorgonia.org/tensor"
+)
+
+// kernel is a gorgonia Op computed by plain Go. Its name identifies the op
+// and all of its parameters: gorgonia merges nodes with equal hashes.
+type kernel struct {
+	name    string
+	inDims  []int // dims of each input; 0 is a scalar
+	outDims int
+	shape   func(in []tensor.Shape) tensor.Shape
+	fwd     func(out []float32, in [][]float32, shapes []tensor.Shape)
+	diff    []bool                                             // differentiable inputs; nil: none
+	grad    func(in G.Nodes, out, dy *G.Node) (G.Nodes, error) // one gradient node per input (nil where not differentiable)
+
+	out *tensor.Dense // output buffer, reused across runs
+}
+
+var (
+	_ G.SDOp            = (*kernel)(nil)
+	_ G.UsePreallocDoer = (*kernel)(nil)
+)
+
+func typeOfDims(d int) hm.Type {
+	if d == 0 {
+		return tensor.Float32
+	}
+	return G.TensorType{Dims: d, Of: tensor.Float32}
+}
+
+func (k *kernel) Arity() int { return len(k.inDims) }
+
+func (k *kernel) Type() hm.Type {
+	ts := make([]hm.Type, 0, len(k.inDims)+1)
+	for _, d := range k.inDims {
+		ts = append(ts, typeOfDims(d))
+	}
+	return hm.NewFnType(append(ts, typeOfDims(k.outDims))...)
+}
+
+func (k *kernel) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
+	shapes, err := G.DimSizersToShapes(ds)
+	if err != nil {
+		return nil, fmt.Errorf("policy: %s: %w", k.name, err)
+	}
+	return k.shape(shapes), nil
+}
+
+// Do computes the op. A tensor output is written into the same buffer on
+// every run (each kernel belongs to one node), which saves allocating and
+// clearing every intermediate tensor of the graph per run.
+func (k *kernel) Do(vals ...G.Value) (G.Value, error) {
+	in, shapes, err := k.inputs(vals)
+	if err != nil {
+		return nil, err
+	}
+	if k.outDims == 0 {
+		out := []float32{0}
+		k.fwd(out, in, shapes)
+		return G.NewF32(out[0]), nil
+	}
+	if s := k.shape(shapes); k.out == nil || !k.out.Shape().Eq(s) {
+		k.out = tensor.New(tensor.WithShape(s...), tensor.Of(tensor.Float32))
+	}
+	k.fwd(k.out.Data().([]float32), in, shapes)
+	return k.out, nil
+}
+
+// UsePreallocDo ignores the offered tensor in favour of the kernel's own.
+func (k *kernel) UsePreallocDo(_ G.Value, vals ...G.Value) (G.Value, error) {
+	return k.Do(vals...)
+}
+
+func (k *kernel) inputs(vals []G.Value) ([][]float32, []tensor.Shape, error) {
+	if len(vals) != len(k.inDims) {
+		return nil, nil, fmt.Errorf("policy: %s takes %d inputs, got %d", k.name, len(k.inDims), len(vals))
+	}
+	in := make([][]float32, len(vals))
+	shapes := make([]tensor.Shape, len(vals))
+	for i, v := range vals {
+		switch v := v.(type) {
+		case *tensor.Dense:
+			d, ok := v.Data().([]float32)
+			if !ok {
+				return nil, nil, fmt.Errorf("policy: %s: input %d is %v, want float32", k.name, i, v.Dtype())
+			}
+			in[i], shapes[i] = d, v.Shape()
+		case *G.F32:
+			in[i], shapes[i] = []float32{float32(*v)}, tensor.ScalarShape()
+		default:
+			return nil, nil, fmt.Errorf("policy: %s: input %d has unsupported type %T", k.name, i, v)
+		}
+	}
+	return in, shapes, nil
+}
+
+func (k *kernel) ReturnsPtr() bool      { return false }
+func (k *kernel) CallsExtern() bool     { return false }
+func (k *kernel) OverwritesInput() int  { return -1 }
+func (k *kernel) WriteHash(h hash.Hash) { h.Write([]byte(k.name)) }
+func (k *kernel) String() string        { return k.name }
+
+func (k *kernel) Hashcode() uint32 {
+	h := fnv.New32a()
+	k.WriteHash(h)
+	return h.Sum32()
+}
+
+func (k *kernel) DiffWRT(n int) []bool {
+	if k.diff == nil {
+		return make([]bool, n)
+	}
+	return k.diff
+}
+
+func (k *kernel) SymDiff(in G.Nodes, out, dy *G.Node) (G.Nodes, error) {
+	if k.grad == nil {
+		return nil, fmt.Errorf("policy: %s is not differentiable", k.name)
+	}
+	return k.grad(in, out, dy)
+}
+
+// apply adds a node computing k over the inputs.
+func apply(k *kernel, in ...*G.Node) (*G.Node, error) {
+	n, err := G.ApplyOp(k, in...)
+	if err != nil {
+		return nil, fmt.Errorf("policy: graph node %s: %w", k.name, err)
+	}
+	return n, nil
+}
+
+// grads applies each kernel to its inputs; a nil kernel gives a nil node.
+func grads(pairs ...any) (G.Nodes, error) {
+	var out G.Nodes
+	for i := 0; i < len(pairs); i += 2 {
+		k, _ := pairs[i].(*kernel)
+		if k == nil {
+			out = append(out, nil)
+			continue
+		}
+		n, err := apply(k, pairs[i+1].([]*G.Node)...)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func nodes(n ...*G.Node) []*G.Node { return n }
+
+func same(in []tensor.Shape) tensor.Shape { return in[0].Clone() }

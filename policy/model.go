@@ -1,0 +1,210 @@
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand"
+)
+
+// Config sizes a model. Field names and JSON keys follow HuggingFace's
+// Qwen2 config.json, so the file of a real checkpoint decodes into it.
+type Config struct {
+	VocabSize             int     `json:"vocab_size" yaml:"vocab_size"`
+	HiddenSize            int     `json:"hidden_size" yaml:"hidden_size"`             // C
+	IntermediateSize      int     `json:"intermediate_size" yaml:"intermediate_size"` // F
+	NumHiddenLayers       int     `json:"num_hidden_layers" yaml:"num_hidden_layers"`
+	NumAttentionHeads     int     `json:"num_attention_heads" yaml:"num_attention_heads"` // H
+	NumKeyValueHeads      int     `json:"num_key_value_heads" yaml:"num_key_value_heads"` // K; H must be a multiple of K
+	MaxPositionEmbeddings int     `json:"max_position_embeddings" yaml:"max_position_embeddings"`
+	RopeTheta             float64 `json:"rope_theta" yaml:"rope_theta"`
+	RMSNormEps            float64 `json:"rms_norm_eps" yaml:"rms_norm_eps"`
+	TieWordEmbeddings     bool    `json:"tie_word_embeddings" yaml:"tie_word_embeddings"`
+}
+
+// HeadDim is D = C/H.
+func (c Config) HeadDim() int { return c.HiddenSize / c.NumAttentionHeads }
+
+// Validate reports the first field that cannot build a model.
+func (c Config) Validate() error {
+	switch {
+	case c.VocabSize <= 0:
+		return errors.New("policy: vocab_size must be positive")
+	case c.HiddenSize <= 0:
+		return errors.New("policy: hidden_size must be positive")
+	case c.IntermediateSize <= 0:
+		return errors.New("policy: intermediate_size must be positive")
+	case c.NumHiddenLayers <= 0:
+		return errors.New("policy: num_hidden_layers must be positive")
+	case c.NumAttentionHeads <= 0 || c.HiddenSize%c.NumAttentionHeads != 0:
+		return fmt.Errorf("policy: num_attention_heads (%d) must be positive and divide hidden_size (%d)", c.NumAttentionHeads, c.HiddenSize)
+	case c.HeadDim()%2 != 0:
+		return fmt.Errorf("policy: head dim hidden_size/num_attention_heads = %d must be even for rotary positions", c.HeadDim())
+	case c.NumKeyValueHeads <= 0 || c.NumAttentionHeads%c.NumKeyValueHeads != 0:
+		return fmt.Errorf("policy: num_key_value_heads (%d) must be positive and divide num_attention_heads (%d)", c.NumKeyValueHeads, c.NumAttentionHeads)
+	case c.MaxPositionEmbeddings <= 0:
+		return errors.New("policy: max_position_embeddings must be positive")
+	case c.RopeTheta <= 0:
+		return errors.New("policy: rope_theta must be positive")
+	case c.RMSNormEps <= 0:
+		return errors.New("policy: rms_norm_eps must be positive")
+	}
+	return nil
+}
+
+// Param is one weight tensor, stored row-major. Grad has the same length as
+// Data and accumulates gradients until ZeroGrad.
+type Param struct {
+	Name  string // HuggingFace name, e.g. "model.layers.0.self_attn.q_proj.weight"
+	Shape []int  // HuggingFace layout: linear weights are [out, in]
+	Data  []float32
+	Grad  []float32
+}
+
+// Layer holds the weights of one decoder block. Linear weights are [out, in]
+// as in HuggingFace: y = x·Wᵀ + b.
+type Layer struct {
+	AttnNorm *Param // [C]
+	Q, K, V  *Param // [H·D, C], [K·D, C], [K·D, C]
+	QB, KB   *Param // [H·D], [K·D]
+	VB       *Param // [K·D]
+	O        *Param // [C, H·D]
+	MLPNorm  *Param // [C]
+	Gate, Up *Param // [F, C]
+	Down     *Param // [C, F]
+}
+
+// Model is the decoder. Its weights live in Params (in a fixed order); the
+// named fields point into the same Param values.
+type Model struct {
+	Config Config
+	Embed  *Param // [V, C] model.embed_tokens.weight
+	Layers []Layer
+	Norm   *Param // [C] model.norm.weight
+	Head   *Param // [V, C] lm_head.weight; == Embed when tied
+	Params []*Param
+
+	graphs *graphCache // compiled training graphs, built on demand by Backward
+}
+
+// New builds a model with weights drawn from the given source: linear and
+// embedding weights from N(0, 0.02²), biases zero, norm weights one.
+func New(cfg Config, rng *rand.Rand) (*Model, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	m := newShell(cfg)
+	for _, p := range m.Params {
+		switch {
+		case len(p.Shape) == 1 && isNorm(p.Name):
+			for i := range p.Data {
+				p.Data[i] = 1
+			}
+		case len(p.Shape) == 1: // bias
+		default:
+			for i := range p.Data {
+				p.Data[i] = float32(rng.NormFloat64() * 0.02)
+			}
+		}
+	}
+	return m, nil
+}
+
+// newShell allocates zeroed parameters with HuggingFace names.
+func newShell(cfg Config) *Model {
+	C, F, V, D := cfg.HiddenSize, cfg.IntermediateSize, cfg.VocabSize, cfg.HeadDim()
+	H, K := cfg.NumAttentionHeads, cfg.NumKeyValueHeads
+	m := &Model{Config: cfg}
+	add := func(name string, shape ...int) *Param {
+		n := 1
+		for _, s := range shape {
+			n *= s
+		}
+		p := &Param{Name: name, Shape: shape, Data: make([]float32, n), Grad: make([]float32, n)}
+		m.Params = append(m.Params, p)
+		return p
+	}
+	m.Embed = add("model.embed_tokens.weight", V, C)
+	for i := 0; i < cfg.NumHiddenLayers; i++ {
+		pre := fmt.Sprintf("model.layers.%d.", i)
+		m.Layers = append(m.Layers, Layer{
+			AttnNorm: add(pre+"input_layernorm.weight", C),
+			Q:        add(pre+"self_attn.q_proj.weight", H*D, C),
+			QB:       add(pre+"self_attn.q_proj.bias", H*D),
+			K:        add(pre+"self_attn.k_proj.weight", K*D, C),
+			KB:       add(pre+"self_attn.k_proj.bias", K*D),
+			V:        add(pre+"self_attn.v_proj.weight", K*D, C),
+			VB:       add(pre+"self_attn.v_proj.bias", K*D),
+			O:        add(pre+"self_attn.o_proj.weight", C, H*D),
+			MLPNorm:  add(pre+"post_attention_layernorm.weight", C),
+			Gate:     add(pre+"mlp.gate_proj.weight", F, C),
+			Up:       add(pre+"mlp.up_proj.weight", F, C),
+			Down:     add(pre+"mlp.down_proj.weight", C, F),
+		})
+	}
+	m.Norm = add("model.norm.weight", C)
+	if cfg.TieWordEmbeddings {
+		m.Head = m.Embed
+	} else {
+		m.Head = add("lm_head.weight", V, C)
+	}
+	return m
+}
+
+func isNorm(name string) bool {
+	n := len(name)
+	return n >= len("norm.weight") && name[n-len("norm.weight"):] == "norm.weight"
+}
+
+// Param returns the parameter with the given HuggingFace name, or nil.
+func (m *Model) Param(name string) *Param {
+	for _, p := range m.Params {
+		if p.Name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// ZeroGrad clears every gradient.
+func (m *Model) ZeroGrad() {
+	for _, p := range m.Params {
+		clear(p.Grad)
+	}
+}
+
+// NumParams counts scalar weights (a tied head is counted once).
+func (m *Model) NumParams() int {
+	n := 0
+	for _, p := range m.Params {
+		n += len(p.Data)
+	}
+	return n
+}
+
+// Clone returns a deep copy of the weights (gradients zeroed), used for the
+// frozen reference policy.
+func (m *Model) Clone() *Model {
+	c := newShell(m.Config)
+	for i, p := range m.Params {
+		copy(c.Params[i].Data, p.Data)
+	}
+	return c
+}
+
+// ropeTables returns cos and sin for positions [0, T) as [T, D/2] tables:
+// angle(t, j) = t · theta^(-2j/D), the rotate-half convention of Qwen2.
+func ropeTables(T, D int, theta float64) (cos, sin []float32) {
+	half := D / 2
+	cos = make([]float32, T*half)
+	sin = make([]float32, T*half)
+	for t := 0; t < T; t++ {
+		for j := 0; j < half; j++ {
+			inv := math.Pow(theta, -float64(2*j)/float64(D))
+			a := float64(t) * inv
+			cos[t*half+j] = float32(math.Cos(a))
+			sin[t*half+j] = float32(math.Sin(a))
+		}
+	}
+	return cos, sin
+}

@@ -1,0 +1,270 @@
+package policy
+
+// The sampling path: plain Go with a key/value cache.
+//
+// Shape legend: N rows (the tokens fed in one call, all sequences laid
+// end to end), S fed sequences, C channels, H query heads, K key/value
+// heads, D head dim, F MLP width, V vocab, P positions held by a sequence.
+
+import "fmt"
+
+// Session is a batch of sequences decoded together. It caches the rotated
+// keys and values of every token it has been fed, so each Step only
+// computes the new tokens. A Session reads the weights from Param.Data on
+// every Step, so it sees in-place updates made between Steps; it must not
+// be used while the weights are being written, and one Session must not be
+// used by several goroutines at once (distinct Sessions may run
+// concurrently).
+type Session struct {
+	m      *Model
+	g      geometry
+	limit  int           // most tokens a sequence may hold: min(maxLen, max_position_embeddings)
+	maxLen int           // as asked by the caller, for messages
+	lens   []int         // tokens held by each sequence
+	keys   [][][]float32 // [layer][sequence] → [P, K·D], rotated
+	vals   [][][]float32 // [layer][sequence] → [P, K·D]
+	cos    []float32     // [limit, D/2]
+	sin    []float32     // [limit, D/2]
+}
+
+// NewSession starts n empty sequences, each with room for maxLen tokens.
+// It panics when n < 0 or maxLen < 1 (programmer errors).
+func (m *Model) NewSession(n, maxLen int) *Session {
+	if n < 0 || maxLen < 1 {
+		panic(fmt.Sprintf("policy: NewSession(%d, %d): need n ≥ 0 and maxLen ≥ 1", n, maxLen))
+	}
+	limit := min(maxLen, m.Config.MaxPositionEmbeddings)
+	s := &Session{
+		m: m, g: geometryOf(m.Config), limit: limit, maxLen: maxLen,
+		lens: make([]int, n),
+		keys: make([][][]float32, len(m.Layers)),
+		vals: make([][][]float32, len(m.Layers)),
+	}
+	for l := range s.keys {
+		s.keys[l] = make([][]float32, n)
+		s.vals[l] = make([][]float32, n)
+	}
+	s.cos, s.sin = ropeTables(limit, s.g.D, m.Config.RopeTheta)
+	return s
+}
+
+// Len returns the number of tokens sequence i holds.
+func (s *Session) Len(i int) int { return s.lens[i] }
+
+// Step appends feed[i] (zero, one or several tokens) to sequence i and
+// returns, for every i with a non-empty feed, the next-token logits [V]
+// after its last fed token; rows with an empty feed are left as they are
+// and get a nil row. All fed tokens go through one matrix product per
+// weight. Step panics (programmer errors) when len(feed) differs from the
+// session's size, a token is outside [0, vocab_size), or a sequence would
+// exceed maxLen or max_position_embeddings tokens.
+func (s *Session) Step(feed [][]int) [][]float32 {
+	lay := s.layout(feed)
+	out := make([][]float32, len(feed))
+	if len(lay.spans) == 0 {
+		return out
+	}
+	x := s.forward(lay) // [N, C]
+	g := s.g
+	last := make([]float32, len(lay.spans)*g.C) // [S, C]
+	for i, sp := range lay.spans {
+		r := sp.row + sp.n - 1
+		copy(last[i*g.C:(i+1)*g.C], x[r*g.C:(r+1)*g.C])
+	}
+	rmsNorm(last, last, s.m.Norm.Data, g.C, g.eps)
+	logits := make([]float32, len(lay.spans)*g.V) // [S, V]
+	linear(logits, last, len(lay.spans), g.C, s.m.Head.Data, nil, g.V)
+	for i, sp := range lay.spans {
+		out[sp.seq] = logits[i*g.V : (i+1)*g.V : (i+1)*g.V]
+	}
+	return out
+}
+
+// span is the block of rows one sequence contributes to a forward call.
+type span struct {
+	seq int // sequence index
+	row int // first row
+	n   int // rows (tokens fed)
+	p0  int // position of the first row
+}
+
+// layout places the fed tokens one per row and checks the contract.
+type layout struct {
+	tokens []int // [N]
+	pos    []int // [N]
+	spans  []span
+}
+
+func (s *Session) layout(feed [][]int) layout {
+	if len(feed) != len(s.lens) {
+		panic(fmt.Sprintf("policy: Step got %d feeds for a session of %d sequences", len(feed), len(s.lens)))
+	}
+	for i, f := range feed {
+		if n := s.lens[i] + len(f); n > s.limit {
+			panic(fmt.Sprintf("policy: sequence %d would hold %d tokens, over its limit %d (maxLen %d, max_position_embeddings %d)",
+				i, n, s.limit, s.maxLen, s.m.Config.MaxPositionEmbeddings))
+		}
+		for j, tok := range f {
+			if tok < 0 || tok >= s.g.V {
+				panic(fmt.Sprintf("policy: token %d of sequence %d is %d, outside the vocabulary [0, %d)", j, i, tok, s.g.V))
+			}
+		}
+	}
+	var lay layout
+	for i, f := range feed {
+		if len(f) == 0 {
+			continue
+		}
+		p0 := s.lens[i]
+		lay.spans = append(lay.spans, span{seq: i, row: len(lay.tokens), n: len(f), p0: p0})
+		for j, tok := range f {
+			lay.tokens = append(lay.tokens, tok)
+			lay.pos = append(lay.pos, p0+j)
+		}
+		s.lens[i] += len(f)
+	}
+	return lay
+}
+
+// forward runs the decoder blocks over the laid-out rows, extending the
+// caches, and returns the last hidden state x [N, C] (before the final norm).
+func (s *Session) forward(lay layout) []float32 {
+	g := s.g
+	N := len(lay.tokens)
+	x := make([]float32, N*g.C)
+	emb := s.m.Embed.Data
+	for r, tok := range lay.tokens {
+		copy(x[r*g.C:(r+1)*g.C], emb[tok*g.C:(tok+1)*g.C])
+	}
+	b := newBuffers(g, N)
+	for l := range s.m.Layers {
+		s.block(l, x, lay, b)
+	}
+	return x
+}
+
+// buffers is the scratch of one forward call.
+type buffers struct {
+	h, q, k, v, o []float32 // [N, C], [N, H·D], [N, K·D], [N, K·D], [N, H·D]
+	gate, up      []float32 // [N, F]
+}
+
+func newBuffers(g geometry, N int) *buffers {
+	HD, KD := g.H*g.D, g.K*g.D
+	return &buffers{
+		h: make([]float32, N*g.C), q: make([]float32, N*HD),
+		k: make([]float32, N*KD), v: make([]float32, N*KD), o: make([]float32, N*HD),
+		gate: make([]float32, N*g.F), up: make([]float32, N*g.F),
+	}
+}
+
+// block applies decoder layer l to x [N, C] in place.
+func (s *Session) block(l int, x []float32, lay layout, b *buffers) {
+	g, L := s.g, s.m.Layers[l]
+	N, HD, KD := len(lay.tokens), g.H*g.D, g.K*g.D
+	rmsNorm(b.h, x, L.AttnNorm.Data, g.C, g.eps)
+	linear(b.q, b.h, N, g.C, L.Q.Data, L.QB.Data, HD)
+	linear(b.k, b.h, N, g.C, L.K.Data, L.KB.Data, KD)
+	linear(b.v, b.h, N, g.C, L.V.Data, L.VB.Data, KD)
+	rope(b.q, g.H, g.D, lay.pos, s.cos, s.sin, false)
+	rope(b.k, g.K, g.D, lay.pos, s.cos, s.sin, false)
+	for _, sp := range lay.spans {
+		s.keys[l][sp.seq] = append(s.keys[l][sp.seq], b.k[sp.row*KD:(sp.row+sp.n)*KD]...)
+		s.vals[l][sp.seq] = append(s.vals[l][sp.seq], b.v[sp.row*KD:(sp.row+sp.n)*KD]...)
+	}
+	s.attend(l, b, lay)
+	gemm(false, true, N, g.C, HD, b.o, L.O.Data, 1, x) // x += o·Oᵀ
+	rmsNorm(b.h, x, L.MLPNorm.Data, g.C, g.eps)
+	linear(b.gate, b.h, N, g.C, L.Gate.Data, nil, g.F)
+	linear(b.up, b.h, N, g.C, L.Up.Data, nil, g.F)
+	swiglu(b.gate, b.gate, b.up)
+	gemm(false, true, N, g.C, g.F, b.gate, L.Down.Data, 1, x) // x += act·Downᵀ
+}
+
+// attend fills b.o with causal attention of every fed row over its
+// sequence's cache, in parallel over (sequence, key/value head) pairs.
+func (s *Session) attend(l int, b *buffers, lay layout) {
+	g := s.g
+	HD := g.H * g.D
+	units := len(lay.spans) * g.K
+	cost := 0
+	for _, sp := range lay.spans {
+		cost += sp.n * (sp.p0 + sp.n) * g.D * (g.H / g.K) * 4
+	}
+	parallelFor(units, cost/units+1, func(lo, hi int) {
+		scores := make([]float32, s.limit)
+		for u := lo; u < hi; u++ {
+			sp, kv := lay.spans[u/g.K], u%g.K
+			rows := b.o[sp.row*HD : (sp.row+sp.n)*HD]
+			q := b.q[sp.row*HD : (sp.row+sp.n)*HD]
+			attendGroup(g, rows, q, s.keys[l][sp.seq], s.vals[l][sp.seq], sp.n, sp.p0, kv, scores)
+		}
+	})
+}
+
+// logProbChunk bounds the tokens of one plain-Go forward in LogProbs, which
+// bounds its memory.
+const logProbChunk = 8192
+
+// LogProbs returns, for each sequence, out[i][0] = 0 and
+// out[i][t] = log p(seqs[i][t] | seqs[i][:t]) for t ≥ 1, computed in plain
+// Go. Sequences may have different lengths; they are run together (one
+// matrix product per weight, attention in parallel over sequences and
+// heads) in groups of at most about 8192 tokens. It panics (programmer
+// errors) on a token outside the vocabulary or a sequence longer than
+// max_position_embeddings.
+func (m *Model) LogProbs(seqs [][]int) [][]float32 {
+	out := make([][]float32, len(seqs))
+	for lo := 0; lo < len(seqs); {
+		hi, tokens, longest := lo, 0, 1
+		for hi < len(seqs) && (hi == lo || tokens+len(seqs[hi]) <= logProbChunk) {
+			tokens += len(seqs[hi])
+			longest = max(longest, len(seqs[hi]))
+			hi++
+		}
+		if longest > m.Config.MaxPositionEmbeddings {
+			panic(fmt.Sprintf("policy: LogProbs got a sequence of %d tokens, over max_position_embeddings %d", longest, m.Config.MaxPositionEmbeddings))
+		}
+		s := m.NewSession(hi-lo, longest)
+		lay := s.layout(seqs[lo:hi])
+		x := s.forward(lay)
+		m.scoreRows(out[lo:hi], seqs[lo:hi], x, lay)
+		lo = hi
+	}
+	return out
+}
+
+// scoreRows fills out from the hidden states x [N, C] of the laid-out
+// sequences: the logits of row t score token t+1.
+func (m *Model) scoreRows(out [][]float32, seqs [][]int, x []float32, lay layout) {
+	g := geometryOf(m.Config)
+	for i, sq := range seqs {
+		out[i] = make([]float32, len(sq))
+	}
+	type target struct{ row, seq, t int }
+	var targets []target
+	for _, sp := range lay.spans {
+		for t := 0; t+1 < sp.n; t++ {
+			targets = append(targets, target{sp.row + t, sp.seq, t + 1})
+		}
+	}
+	const chunk = 512
+	h := make([]float32, chunk*g.C)      // [chunk, C]
+	logits := make([]float32, chunk*g.V) // [chunk, V]
+	for lo := 0; lo < len(targets); lo += chunk {
+		part := targets[lo:min(lo+chunk, len(targets))]
+		for i, tg := range part {
+			copy(h[i*g.C:(i+1)*g.C], x[tg.row*g.C:(tg.row+1)*g.C])
+		}
+		rmsNorm(h[:len(part)*g.C], h[:len(part)*g.C], m.Norm.Data, g.C, g.eps)
+		linear(logits, h, len(part), g.C, m.Head.Data, nil, g.V)
+		parallelFor(len(part), g.V*8, func(a, b int) {
+			for i := a; i < b; i++ {
+				tg := part[i]
+				row := logits[i*g.V : (i+1)*g.V]
+				tok := seqs[tg.seq][tg.t]
+				out[tg.seq][tg.t] = float32(float64(row[tok]) - logSumExp(row))
+			}
+		})
+	}
+}

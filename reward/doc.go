@@ -1,0 +1,22 @@
+// Package reward scores rollouts: the reward components of ARTIST
+// (arXiv 2505.01441) and the math grader they rely on.
+//
+// Every component is a plain Func of a trajectory and its task, and reads
+// only t.Response (the decoded text after the prompt, tool results included
+// as output blocks written by the engine) and t.Calls. Tag names come from a
+// rollout.Format, never from literals. The math components, with the
+// paper's values (total at most 4 under DefaultWeights):
+//
+//	answer          2 if the final answer equals the gold answer, else 0
+//	format_relaxed  0.125 per tag pair present (think, code, output, answer)
+//	format_strict   0.5 if the response is think (code output think?)+ answer
+//	tool_success    successful calls / calls, 0 without a call
+//
+// A Composite is a list of (name, function, weight) built from config by
+// NewComposite; it returns the weighted total and each component on its own
+// for logging.
+//
+// The grader (Extract, Equal) finds the last answer block, or else the last
+// \boxed{...}, and compares answers after LaTeX normalisation, numerically
+// for integers, decimals and fractions (exactly, with math/big).
+package reward

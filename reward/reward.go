@@ -1,0 +1,192 @@
+package reward
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/rollout"
+)
+
+// Func scores one trajectory of a task. applies is false when the component
+// has nothing to judge (for example, a task without a gold answer); such a
+// score is neither added nor logged. t must be non-nil.
+type Func func(t *rollout.Trajectory, task envs.Task) (score float64, applies bool)
+
+// Paper's reward values (ARTIST, math).
+const (
+	answerScore   = 2.0   // correct final answer
+	relaxedPerTag = 0.125 // each of the four tag pairs present
+	strictScore   = 0.5   // whole response in the strict structure
+)
+
+// Answer scores 2 when the answer extracted from t.Response (see Extract)
+// equals task.Answer (see Equal), else 0. It does not apply to a task whose
+// gold answer is blank.
+func Answer(f rollout.Format) Func {
+	return func(t *rollout.Trajectory, task envs.Task) (float64, bool) {
+		if strings.TrimSpace(task.Answer) == "" {
+			return 0, false
+		}
+		if Correct(t, task, f) {
+			return answerScore, true
+		}
+		return 0, true
+	}
+}
+
+// Correct reports whether the answer extracted from t.Response equals the
+// gold task.Answer. It is the accuracy (pass@1) criterion.
+func Correct(t *rollout.Trajectory, task envs.Task, f rollout.Format) bool {
+	pred, ok := Extract(t.Response, f)
+	return ok && Equal(pred, task.Answer)
+}
+
+// FormatRelaxed scores 0.125 for each of the think, code, output and answer
+// tag pairs present in t.Response, where present means an opening tag
+// followed, anywhere later, by its closing tag; at most 0.5. It always
+// applies.
+func FormatRelaxed(f rollout.Format) Func {
+	names := [...]string{f.Think, f.Code, f.Output, f.Answer}
+	return func(t *rollout.Trajectory, _ envs.Task) (float64, bool) {
+		score := 0.0
+		for _, n := range names {
+			if hasPair(t.Response, n) {
+				score += relaxedPerTag
+			}
+		}
+		return score, true
+	}
+}
+
+func hasPair(s, name string) bool {
+	i := strings.Index(s, rollout.Open(name))
+	return i >= 0 && strings.Contains(s[i+len(rollout.Open(name)):], rollout.Close(name))
+}
+
+// FormatStrict scores 0.5 when t.Response is, apart from whitespace between
+// and around blocks, a sequence of blocks in the regular language
+//
+//	T (C O T?)+ A
+//
+// where T, C, O and A are think, code, output and answer blocks, else 0. So
+// the response starts with a think block, makes one or more tool calls each
+// followed by its output, may think again after any output, and ends with
+// exactly one answer block. A block is an opening tag, then text, then the
+// first following closing tag of the same name. The text of a think, code or
+// answer block must hold no tag of the format (no nesting, no stray closing
+// tags); the text of an output block is the tool's and is not inspected. Any
+// other text outside blocks scores 0. It always applies.
+func FormatStrict(f rollout.Format) Func {
+	return func(t *rollout.Trajectory, _ envs.Task) (float64, bool) {
+		seq, ok := scanBlocks(t.Response, f)
+		if ok && strictOrder(seq) {
+			return strictScore, true
+		}
+		return 0, true
+	}
+}
+
+// block is the kind of one tagged block.
+type block int
+
+const (
+	think block = iota
+	code
+	output
+	answer
+)
+
+// scanBlocks splits s into blocks separated by whitespace; ok is false when
+// s holds anything else.
+func scanBlocks(s string, f rollout.Format) (seq []block, ok bool) {
+	names := [...]string{think: f.Think, code: f.Code, output: f.Output, answer: f.Answer}
+	for {
+		s = strings.TrimLeftFunc(s, unicode.IsSpace)
+		if s == "" {
+			return seq, true
+		}
+		k, found := openingAt(s, names[:])
+		if !found {
+			return nil, false
+		}
+		s = s[len(rollout.Open(names[k])):]
+		end := strings.Index(s, rollout.Close(names[k]))
+		if end < 0 {
+			return nil, false
+		}
+		if k != output && hasTag(s[:end], names[:]) {
+			return nil, false
+		}
+		s = s[end+len(rollout.Close(names[k])):]
+		seq = append(seq, k)
+	}
+}
+
+func openingAt(s string, names []string) (block, bool) {
+	for k, n := range names {
+		if strings.HasPrefix(s, rollout.Open(n)) {
+			return block(k), true
+		}
+	}
+	return 0, false
+}
+
+func hasTag(s string, names []string) bool {
+	for _, n := range names {
+		if strings.Contains(s, rollout.Open(n)) || strings.Contains(s, rollout.Close(n)) {
+			return true
+		}
+	}
+	return false
+}
+
+// States of the automaton for T (C O T?)+ A.
+const (
+	sStart     = iota
+	sThink     // T
+	sCode      // … C
+	sOutput    // … C O
+	sLateThink // … C O T
+	sAnswer    // … A (accepting)
+	sReject    // no way back
+)
+
+// strictNext[state][block] is the next state.
+var strictNext = [sReject][4]int{
+	sStart:     {think: sThink, code: sReject, output: sReject, answer: sReject},
+	sThink:     {think: sReject, code: sCode, output: sReject, answer: sReject},
+	sCode:      {think: sReject, code: sReject, output: sOutput, answer: sReject},
+	sOutput:    {think: sLateThink, code: sCode, output: sReject, answer: sAnswer},
+	sLateThink: {think: sReject, code: sCode, output: sReject, answer: sAnswer},
+	sAnswer:    {think: sReject, code: sReject, output: sReject, answer: sReject},
+}
+
+// strictOrder reports whether seq is in T (C O T?)+ A.
+func strictOrder(seq []block) bool {
+	state := sStart
+	for _, k := range seq {
+		if state = strictNext[state][k]; state == sReject {
+			return false
+		}
+	}
+	return state == sAnswer
+}
+
+// ToolSuccess scores the fraction of t.Calls whose status counts as a
+// success (envs.Status.Success), in [0, 1]; 0 when there is no call. It
+// always applies.
+func ToolSuccess() Func {
+	return func(t *rollout.Trajectory, _ envs.Task) (float64, bool) {
+		if len(t.Calls) == 0 {
+			return 0, true
+		}
+		ok := 0
+		for _, c := range t.Calls {
+			if c.Result.Status.Success() {
+				ok++
+			}
+		}
+		return float64(ok) / float64(len(t.Calls)), true
+	}
+}

@@ -1,0 +1,86 @@
+package rollout
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"time"
+)
+
+// Config sets the sampling parameters and budgets of a rollout. Start from
+// DefaultConfig; a YAML file overrides only the keys it names.
+type Config struct {
+	// GroupSize is G, the number of trajectories sampled per task
+	// (default 8). Training needs at least 2 for group-relative
+	// advantages; evaluation may use 1.
+	GroupSize int `yaml:"group_size"`
+	// MaxResponseTokens bounds the tokens the policy samples per
+	// trajectory (default 96). Tool-result tokens do not count against
+	// it; they have their own budget, so a trajectory holds at most
+	// MaxResponseTokens + MaxToolCalls*(MaxResultTokens + output tag
+	// tokens) tokens after the prompt.
+	MaxResponseTokens int `yaml:"max_response_tokens"`
+	// MaxToolCalls bounds the tool calls per trajectory (default 2). A
+	// code block closed after that many calls ends the trajectory with
+	// StopMaxTurns without running. 0 disables the tool.
+	MaxToolCalls int `yaml:"max_tool_calls"`
+	// MaxResultTokens bounds the tokens of one tool result (default 24).
+	// A longer result keeps its head and tail with TruncationMark between
+	// them, and its Call is marked Truncated.
+	MaxResultTokens int `yaml:"max_result_tokens"`
+	// Temperature divides the logits before sampling (default 1.0); 0
+	// means greedy decoding. Recorded log-probs are always at 1.
+	Temperature float64 `yaml:"temperature"`
+	// TopP keeps the smallest set of most likely tokens whose probability
+	// reaches TopP (nucleus sampling; default 1.0, which keeps all).
+	TopP float64 `yaml:"top_p"`
+	// ToolTimeout is the deadline of one tool call (default 2s, written
+	// as a duration string such as "500ms").
+	ToolTimeout time.Duration `yaml:"tool_timeout"`
+}
+
+// DefaultConfig returns the documented defaults.
+func DefaultConfig() Config {
+	return Config{
+		GroupSize:         8,
+		MaxResponseTokens: 96,
+		MaxToolCalls:      2,
+		MaxResultTokens:   24,
+		Temperature:       1.0,
+		TopP:              1.0,
+		ToolTimeout:       2 * time.Second,
+	}
+}
+
+// minResultTokens leaves room for a head, a truncation mark and a tail.
+const minResultTokens = 4
+
+// Validate reports every out-of-range key, each with the fix.
+func (c Config) Validate() error {
+	var errs []error
+	add := func(format string, args ...any) {
+		errs = append(errs, fmt.Errorf("rollout: "+format, args...))
+	}
+	if c.GroupSize < 1 {
+		add("group_size must be at least 1 (got %d); training needs 2 or more for group-relative advantages", c.GroupSize)
+	}
+	if c.MaxResponseTokens < 1 {
+		add("max_response_tokens must be positive (got %d): set the sampled-token budget, e.g. 96", c.MaxResponseTokens)
+	}
+	if c.MaxToolCalls < 0 {
+		add("max_tool_calls must be 0 or more (got %d): 0 disables the tool", c.MaxToolCalls)
+	}
+	if c.MaxResultTokens < minResultTokens {
+		add("max_result_tokens must be at least %d to keep a cut result's head, mark and tail (got %d)", minResultTokens, c.MaxResultTokens)
+	}
+	if !(c.Temperature >= 0) || math.IsInf(c.Temperature, 1) {
+		add("temperature must be 0 (greedy) or a positive number (got %g)", c.Temperature)
+	}
+	if !(c.TopP > 0 && c.TopP <= 1) {
+		add("top_p must be in (0, 1] (got %g): 1 disables nucleus sampling", c.TopP)
+	}
+	if c.ToolTimeout <= 0 {
+		add("tool_timeout must be positive (got %v): write a duration such as \"2s\"", c.ToolTimeout)
+	}
+	return errors.Join(errs...)
+}

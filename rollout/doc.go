@@ -1,0 +1,38 @@
+// Package rollout samples trajectories from a policy that reasons with a
+// tool, and records them for training.
+//
+// An Engine decodes Config.GroupSize trajectories per task, all in one
+// batched Session. Each trajectory is a small state machine:
+//
+//	generating -> calling tool -> generating ... -> done
+//
+// While generating, every Step feeds one new token per row. When the text
+// the policy wrote since its last tool result ends with the closing code
+// tag, the row pauses: decoding stops at the tag, so nothing the policy
+// would have written next (an invented result, say) enters the text. The
+// engine runs the code with an envs.Tool and appends the real result as
+//
+//	<output>result</output>\n
+//
+// (tag names from Format) with loss mask 0, then the row resumes. A row is
+// done when it writes the closing answer tag (StopAnswer), samples the
+// end-of-sequence token (StopEOS, the token kept with mask 1), spends its
+// sampled-token budget (StopLength), or closes a code block after
+// max_tool_calls calls (StopMaxTurns, the code not run).
+//
+// Budgets: max_response_tokens counts only tokens the policy sampled; each
+// result is cut in the middle to max_result_tokens tokens around
+// TruncationMark; so a trajectory holds at most max_response_tokens +
+// max_tool_calls × (max_result_tokens + output tag tokens) tokens after
+// its prompt, which is the room each Session row gets beyond the prompt.
+//
+// Sampling uses temperature and nucleus (top-p) filtering with one uniform
+// number per row per step drawn from a seeded *rand.Rand in row order, so a
+// seed fixes the output; temperature 0 is greedy. The log-prob recorded for
+// a sampled token is log softmax(logits)[token] at temperature 1 without
+// top-p, computed in float64 and stored as float32: the value the training
+// path recomputes under the sampling weights.
+//
+// Tags are detected on decoded text, not token ids, so a tag may span
+// several tokens of a real tokenizer.
+package rollout

@@ -1,0 +1,388 @@
+package rollout
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/artist-rl/artist/envs"
+)
+
+// TruncationMark stands between the head and the tail of a tool result cut
+// to max_result_tokens. A tokenizer that cannot encode and decode it back
+// gets "..." instead.
+const TruncationMark = "…"
+
+const asciiTruncationMark = "..."
+
+// toolGrace is how long past tool_timeout the engine waits for a tool that
+// ignores its deadline before it records a timeout and moves on.
+const toolGrace = 100 * time.Millisecond
+
+// parallelWork is the number of logits (rows × vocabulary) above which a
+// step samples its rows on several goroutines.
+const parallelWork = 1 << 16
+
+// Engine samples groups of trajectories with tool calls. Its fields are
+// read by Run and must not change during it.
+type Engine struct {
+	Policy    Policy
+	Tokenizer Tokenizer
+	// Tool runs the code of each call; it may be nil when
+	// Config.MaxToolCalls is 0. envs.Disabled is the no-tool ablation.
+	Tool   envs.Tool
+	Format Format
+	Config Config
+	// Prompt renders a task as the text the policy continues; nil means
+	// task.Prompt + "\n".
+	Prompt func(envs.Task) string
+}
+
+type rowState uint8
+
+const (
+	generating rowState = iota // sampling model tokens
+	calling                    // paused at a closing code tag; the call runs before the next Step
+	done
+)
+
+// row is the state machine of one trajectory:
+// generating -> calling -> generating ... -> done.
+type row struct {
+	traj  *Trajectory
+	state rowState
+	feed  []int  // tokens in traj not yet fed to the session
+	seg   []int  // model tokens since the prompt or the last tool result
+	model int    // model tokens sampled so far
+	code  string // input of the pending call while calling
+}
+
+// runner holds what one Run derives from its Engine.
+type runner struct {
+	e                   *Engine
+	cfg                 Config
+	sampler             sampler
+	eos                 int
+	openCode, closeCode string
+	closeAnswer         string
+	openOut, closeOut   []int // engine-written tokens around a result
+	mark                []int // TruncationMark
+	window              int   // trailing tokens decoded to find a closing tag
+}
+
+// Run samples Config.GroupSize trajectories per task and returns them
+// grouped contiguously: trajectory j*G+g belongs to tasks[j] and has
+// Group j. All sequences decode together in one Session: the first Step
+// feeds every prompt as a chunk, each later Step feeds the tokens a row
+// appended since its last Step (one sampled token, or a sampled closing
+// code tag token followed by the engine-written result), and rows that
+// are done feed nothing.
+//
+// When the text of the current model segment ends with the closing code
+// tag, the row stops decoding; the code after the last opening code tag
+// of that segment (the whole segment if there is none) is run by Tool,
+// and the engine appends, with mask 0,
+//
+//	Open(Format.Output) + result + Close(Format.Output) + "\n"
+//
+// encoded piece by piece, where result is the tool's Output cut in the
+// middle to MaxResultTokens tokens. The calls of all rows that paused in
+// a step run concurrently (at most GOMAXPROCS at once, each with a
+// ToolTimeout deadline) and their results are applied in row order.
+// Decoding waits for them. Call.Result keeps the tool's whole result; the
+// trajectory holds the cut one. A code block closed by the last budgeted
+// model token still runs its call; the row then stops with StopLength.
+//
+// Sampled tokens come from rng, one Float64 per generating row per step
+// in row order (none when greedy), so a seed fixes the trajectories
+// whatever the goroutine timing, given a deterministic policy and tool.
+// Run returns an error if ctx ends, the configuration is invalid, or the
+// policy returns unusable logits; it panics if rng is nil and
+// Config.Temperature is not 0.
+func (e *Engine) Run(ctx context.Context, tasks []envs.Task, rng *rand.Rand) ([]*Trajectory, error) {
+	r, err := e.newRunner()
+	if err != nil {
+		return nil, err
+	}
+	if rng == nil && r.cfg.Temperature != 0 {
+		panic("rollout: Run needs a seeded *rand.Rand unless temperature is 0")
+	}
+	rows, maxPrompt, err := r.start(tasks)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return []*Trajectory{}, nil
+	}
+	sess := e.Policy.NewSession(len(rows), maxPrompt+r.responseBound())
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("rollout: %w", err)
+		}
+		feed, active := feeds(rows)
+		if len(active) == 0 {
+			break
+		}
+		if err := r.step(sess.Step(feed), rows, active, rng); err != nil {
+			return nil, err
+		}
+		r.callTools(ctx, rows)
+	}
+	return r.collect(rows)
+}
+
+func (e *Engine) newRunner() (*runner, error) {
+	if e.Policy == nil || e.Tokenizer == nil {
+		return nil, errors.New("rollout: Engine needs a Policy and a Tokenizer")
+	}
+	if err := e.Config.Validate(); err != nil {
+		return nil, err
+	}
+	if err := e.Format.Validate(); err != nil {
+		return nil, err
+	}
+	if e.Tool == nil && e.Config.MaxToolCalls > 0 {
+		return nil, errors.New("rollout: Engine.Tool is nil: set a tool, envs.Disabled{} for the no-tool ablation, or max_tool_calls: 0")
+	}
+	tok, f := e.Tokenizer, e.Format
+	r := &runner{
+		e:           e,
+		cfg:         e.Config,
+		sampler:     sampler{temperature: e.Config.Temperature, topP: e.Config.TopP},
+		eos:         tok.EOS(),
+		openCode:    Open(f.Code),
+		closeCode:   Close(f.Code),
+		closeAnswer: Close(f.Answer),
+		openOut:     tok.Encode(Open(f.Output)),
+		closeOut:    tok.Encode(Close(f.Output) + resultSuffix),
+		mark:        tok.Encode(TruncationMark),
+	}
+	if tok.Decode(r.mark) != TruncationMark {
+		r.mark = tok.Encode(asciiTruncationMark)
+	}
+	if len(r.mark)+2 > r.cfg.MaxResultTokens {
+		return nil, fmt.Errorf("rollout: max_result_tokens %d leaves no room around the %d-token truncation mark: raise it", r.cfg.MaxResultTokens, len(r.mark))
+	}
+	// Every token but a special one decodes to at least one byte.
+	r.window = max(len(r.closeCode), len(r.closeAnswer)) + 2
+	return r, nil
+}
+
+// responseBound is the most tokens a trajectory holds after its prompt.
+func (r *runner) responseBound() int {
+	perCall := len(r.openOut) + r.cfg.MaxResultTokens + len(r.closeOut)
+	return r.cfg.MaxResponseTokens + r.cfg.MaxToolCalls*perCall
+}
+
+// start encodes each prompt once and opens G rows per task.
+func (r *runner) start(tasks []envs.Task) ([]*row, int, error) {
+	prompt := r.e.Prompt
+	if prompt == nil {
+		prompt = PromptText
+	}
+	G := r.cfg.GroupSize
+	rows := make([]*row, 0, len(tasks)*G)
+	maxPrompt := 0
+	for j, task := range tasks {
+		ids := r.e.Tokenizer.Encode(prompt(task))
+		if len(ids) == 0 {
+			return nil, 0, fmt.Errorf("rollout: task %q: prompt encodes to no tokens", task.ID)
+		}
+		maxPrompt = max(maxPrompt, len(ids))
+		for range G {
+			t := &Trajectory{Task: task, Group: j, PromptLen: len(ids)}
+			t.Append(ids, 0, nil)
+			rows = append(rows, &row{traj: t, feed: slices.Clone(ids)})
+		}
+	}
+	return rows, maxPrompt, nil
+}
+
+// feeds collects each generating row's pending tokens; active lists those
+// rows in order.
+func feeds(rows []*row) (feed [][]int, active []int) {
+	feed = make([][]int, len(rows))
+	for i, w := range rows {
+		if w.state == generating && len(w.feed) > 0 {
+			feed[i], w.feed = w.feed, nil
+			active = append(active, i)
+		}
+	}
+	return feed, active
+}
+
+// step samples one token for every active row and advances its state.
+func (r *runner) step(logits [][]float32, rows []*row, active []int, rng *rand.Rand) error {
+	if len(logits) != len(rows) {
+		return fmt.Errorf("rollout: session returned %d logit rows for %d sequences", len(logits), len(rows))
+	}
+	us := make([]float64, len(active))
+	if r.sampler.temperature != 0 {
+		for k := range us {
+			us[k] = rng.Float64()
+		}
+	}
+	toks := make([]int, len(active))
+	lps := make([]float32, len(active))
+	errs := make([]error, len(active))
+	one := func(k int) { toks[k], lps[k], errs[k] = r.sampler.draw(logits[active[k]], us[k]) }
+	if len(active)*len(logits[active[0]]) >= parallelWork {
+		parallel(len(active), one)
+	} else {
+		for k := range active {
+			one(k)
+		}
+	}
+	for k, i := range active {
+		if errs[k] != nil {
+			return fmt.Errorf("rollout: sequence %d: %w", i, errs[k])
+		}
+		r.advance(rows[i], toks[k], lps[k])
+	}
+	return nil
+}
+
+// advance records a sampled token and moves the row's state machine.
+func (r *runner) advance(w *row, tok int, lp float32) {
+	w.traj.Append([]int{tok}, 1, []float32{lp})
+	w.model++
+	w.seg = append(w.seg, tok)
+	w.feed = []int{tok}
+	if tok == r.eos {
+		w.end(StopEOS)
+		return
+	}
+	switch r.closed(w.seg) {
+	case r.closeAnswer:
+		w.end(StopAnswer)
+	case r.closeCode:
+		if len(w.traj.Calls) >= r.cfg.MaxToolCalls {
+			w.end(StopMaxTurns)
+			return
+		}
+		w.code, w.state = r.codeInput(w.seg), calling
+	default:
+		if w.model >= r.cfg.MaxResponseTokens {
+			w.end(StopLength)
+		}
+	}
+}
+
+func (w *row) end(s StopReason) {
+	w.state, w.feed, w.traj.Stop = done, nil, s
+}
+
+// closed returns the closing tag (code or answer) that the last token of
+// seg completed, or "". The tag may span several tokens, and the last
+// token may carry text past the tag.
+func (r *runner) closed(seg []int) string {
+	tok := r.e.Tokenizer
+	win := seg[max(0, len(seg)-r.window):]
+	cur := tok.Decode(win)
+	fresh := len(cur) - len(tok.Decode(win[:len(win)-1]))
+	if fresh <= 0 {
+		return ""
+	}
+	best, bestEnd := "", len(cur)+1
+	for _, tag := range []string{r.closeCode, r.closeAnswer} {
+		i := strings.LastIndex(cur, tag)
+		if end := i + len(tag); i >= 0 && end > len(cur)-fresh && end < bestEnd {
+			best, bestEnd = tag, end
+		}
+	}
+	return best
+}
+
+// codeInput is the text between the last opening code tag of the segment
+// and its closing tag, or the whole segment before the closing tag.
+func (r *runner) codeInput(seg []int) string {
+	text := r.e.Tokenizer.Decode(seg)
+	if end := strings.LastIndex(text, r.closeCode); end >= 0 {
+		text = text[:end]
+	}
+	if i := strings.LastIndex(text, r.openCode); i >= 0 {
+		text = text[i+len(r.openCode):]
+	}
+	return text
+}
+
+// callTools runs the calls of all paused rows concurrently and applies
+// their results in row order.
+func (r *runner) callTools(ctx context.Context, rows []*row) {
+	var paused []*row
+	for _, w := range rows {
+		if w.state == calling {
+			paused = append(paused, w)
+		}
+	}
+	results := make([]envs.Result, len(paused))
+	parallel(len(paused), func(k int) { results[k] = r.call(ctx, paused[k].code) })
+	for k, w := range paused {
+		r.apply(w, results[k])
+	}
+}
+
+// call runs one tool call under tool_timeout. A tool that ignores its
+// deadline is abandoned after toolGrace more and recorded as a timeout.
+func (r *runner) call(ctx context.Context, input string) envs.Result {
+	cctx, cancel := context.WithTimeout(ctx, r.cfg.ToolTimeout)
+	defer cancel()
+	ch := make(chan envs.Result, 1)
+	go func() { ch <- r.e.Tool.Call(cctx, input) }()
+	grace := time.NewTimer(r.cfg.ToolTimeout + toolGrace)
+	defer grace.Stop()
+	select {
+	case res := <-ch:
+		return res
+	case <-ctx.Done():
+		return envs.Result{Status: envs.StatusError, Output: "error: canceled", Error: ctx.Err().Error()}
+	case <-grace.C:
+		msg := fmt.Sprintf("timed out after %v", r.cfg.ToolTimeout)
+		return envs.Result{Status: envs.StatusTimeout, Output: "error: " + msg, Error: msg}
+	}
+}
+
+// apply appends a call's result to a paused row and resumes it. A closing
+// output tag inside the result is defused (a space after its "<"), so the
+// output block always ends where the engine ends it.
+func (r *runner) apply(w *row, res envs.Result) {
+	text := strings.ReplaceAll(res.Output, Close(r.e.Format.Output), "< /"+r.e.Format.Output+">")
+	body, cut := fitResult(r.e.Tokenizer.Encode(text), r.cfg.MaxResultTokens, r.mark)
+	w.traj.Calls = append(w.traj.Calls, Call{Input: w.code, Result: res, Truncated: cut})
+	out := slices.Concat(r.openOut, body, r.closeOut)
+	w.traj.Append(out, 0, nil)
+	w.feed = append(w.feed, out...)
+	w.seg, w.code, w.state = w.seg[:0], "", generating
+	if w.model >= r.cfg.MaxResponseTokens {
+		w.end(StopLength)
+	}
+}
+
+// fitResult cuts ids to at most limit tokens by keeping a head and a tail
+// around mark; the head gets the odd token.
+func fitResult(ids []int, limit int, mark []int) ([]int, bool) {
+	if len(ids) <= limit {
+		return ids, false
+	}
+	keep := limit - len(mark)
+	head := (keep + 1) / 2
+	return slices.Concat(ids[:head], mark, ids[len(ids)-(keep-head):]), true
+}
+
+// collect fills the responses and checks every trajectory.
+func (r *runner) collect(rows []*row) ([]*Trajectory, error) {
+	out := make([]*Trajectory, len(rows))
+	for i, w := range rows {
+		t := w.traj
+		t.Response = r.e.Tokenizer.Decode(t.Tokens[t.PromptLen:])
+		if err := t.Validate(); err != nil {
+			return nil, fmt.Errorf("%w (sequence %d)", err, i)
+		}
+		out[i] = t
+	}
+	return out, nil
+}

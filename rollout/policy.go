@@ -1,0 +1,24 @@
+package rollout
+
+// Policy is what the engine needs from a model: batched incremental decoding.
+// *policy.Model implements it; a scripted fake drives the engine's tests.
+type Policy interface {
+	// NewSession starts n empty sequences, each with room for maxLen tokens.
+	NewSession(n, maxLen int) Session
+}
+
+// Session is a batch of sequences decoded together (a KV cache).
+type Session interface {
+	// Step appends feed[i] to sequence i and returns, for every i with a
+	// non-empty feed, the next-token logits [V] after its last fed token;
+	// rows with an empty feed are left as they are and get a nil row.
+	Step(feed [][]int) [][]float32
+}
+
+// Tokenizer turns text into token ids and back.
+type Tokenizer interface {
+	Encode(text string) []int
+	Decode(ids []int) string
+	// EOS is the end-of-sequence token id.
+	EOS() int
+}

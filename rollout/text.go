@@ -1,0 +1,37 @@
+package rollout
+
+import "strings"
+
+// Marks that Text puts around engine-written spans.
+const (
+	ToolMarkOpen  = "⟦"
+	ToolMarkClose = "⟧"
+)
+
+// Text renders a trajectory for reading: the prompt, then the response.
+// With markTool, each run of engine-written tokens after the prompt (mask
+// 0: a tool result with its output tags) is wrapped in ToolMarkOpen and
+// ToolMarkClose, so a reader tells what the policy wrote from what it read.
+// Without it, Text is the decoded prompt followed by the response.
+func Text(t *Trajectory, tok Tokenizer, markTool bool) string {
+	var b strings.Builder
+	b.WriteString(tok.Decode(t.Tokens[:t.PromptLen]))
+	resp, mask := t.Tokens[t.PromptLen:], t.Mask[t.PromptLen:]
+	if !markTool {
+		b.WriteString(tok.Decode(resp))
+		return b.String()
+	}
+	for i := 0; i < len(resp); {
+		j := i + 1
+		for j < len(resp) && mask[j] == mask[i] {
+			j++
+		}
+		if mask[i] == 0 {
+			b.WriteString(ToolMarkOpen + tok.Decode(resp[i:j]) + ToolMarkClose)
+		} else {
+			b.WriteString(tok.Decode(resp[i:j]))
+		}
+		i = j
+	}
+	return b.String()
+}

@@ -1,0 +1,225 @@
+package trainer
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/artist-rl/artist/policy"
+)
+
+// AdamWConfig sets the optimizer. Defaults are those of PyTorch's AdamW and
+// of the TRL/verl GRPO recipes the paper's setup follows.
+type AdamWConfig struct {
+	// LR is the peak learning rate that a schedule (CosineLR, ConstantLR)
+	// scales; Step itself uses the rate it is passed. Default 1e-6; ≥ 0.
+	LR float64
+	// Beta1 is the first-moment decay. Default 0.9; in [0, 1).
+	Beta1 float64
+	// Beta2 is the second-moment decay. Default 0.999 (PyTorch's and TRL's
+	// default; 0.99 suits short noisy runs better); in [0, 1).
+	Beta2 float64
+	// Eps is added to the second-moment root. Default 1e-8; > 0.
+	Eps float64
+	// WeightDecay is decoupled decay, p ← p·(1 − lr·WeightDecay), applied
+	// to parameters of two or more dimensions only (not to norms and
+	// biases). Default 0.01 (verl); ≥ 0.
+	WeightDecay float64
+	// MaxGradNorm caps the global L2 norm of all gradients; 0 disables.
+	// Default 1.
+	MaxGradNorm float64
+}
+
+// DefaultAdamWConfig returns the documented defaults.
+func DefaultAdamWConfig() AdamWConfig {
+	return AdamWConfig{LR: 1e-6, Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, WeightDecay: 0.01, MaxGradNorm: 1}
+}
+
+// Validate names the first bad field.
+func (c AdamWConfig) Validate() error {
+	switch {
+	case !(c.LR >= 0) || math.IsInf(c.LR, 1):
+		return fmt.Errorf("trainer: adamw lr = %g must be a finite value ≥ 0", c.LR)
+	case !(c.Beta1 >= 0 && c.Beta1 < 1):
+		return fmt.Errorf("trainer: adamw beta1 = %g must be in [0, 1) (usually 0.9)", c.Beta1)
+	case !(c.Beta2 >= 0 && c.Beta2 < 1):
+		return fmt.Errorf("trainer: adamw beta2 = %g must be in [0, 1) (usually 0.999)", c.Beta2)
+	case !(c.Eps > 0) || math.IsInf(c.Eps, 1):
+		return fmt.Errorf("trainer: adamw eps = %g must be a finite value > 0 (usually 1e-8)", c.Eps)
+	case !(c.WeightDecay >= 0) || math.IsInf(c.WeightDecay, 1):
+		return fmt.Errorf("trainer: adamw weight_decay = %g must be a finite value ≥ 0", c.WeightDecay)
+	case !(c.MaxGradNorm >= 0) || math.IsInf(c.MaxGradNorm, 1):
+		return fmt.Errorf("trainer: adamw max_grad_norm = %g must be a finite value ≥ 0 (0 disables clipping)", c.MaxGradNorm)
+	}
+	return nil
+}
+
+// AdamW is Adam with decoupled weight decay (Loshchilov & Hutter) and global
+// gradient-norm clipping, over a fixed list of parameters. Moments are kept
+// in float32, like the weights. It is not safe for concurrent use.
+type AdamW struct {
+	cfg    AdamWConfig
+	params []*policy.Param
+	m, v   [][]float32 // per param, same length as Data
+	step   int         // updates applied so far
+}
+
+// NewAdamW returns an optimizer at step 0 with zero moments. It panics when
+// cfg is invalid, two params share a name or a pointer, or a param's Grad
+// and Data differ in length: the caller wired the model wrong.
+func NewAdamW(params []*policy.Param, cfg AdamWConfig) *AdamW {
+	if err := cfg.Validate(); err != nil {
+		panic(err)
+	}
+	o := &AdamW{cfg: cfg, params: params, m: make([][]float32, len(params)), v: make([][]float32, len(params))}
+	seen := make(map[string]bool, len(params))
+	for i, p := range params {
+		if seen[p.Name] {
+			panic(fmt.Sprintf("trainer: NewAdamW: param %q listed twice", p.Name))
+		}
+		seen[p.Name] = true
+		if len(p.Grad) != len(p.Data) {
+			panic(fmt.Sprintf("trainer: NewAdamW: param %q has %d grads for %d weights", p.Name, len(p.Grad), len(p.Data)))
+		}
+		o.m[i] = make([]float32, len(p.Data))
+		o.v[i] = make([]float32, len(p.Data))
+	}
+	return o
+}
+
+// Step applies one update at learning rate lr and returns the global L2
+// norm of the gradients before clipping. When that norm exceeds
+// MaxGradNorm > 0 every gradient is scaled by MaxGradNorm/norm. Per element,
+// with t the new step count:
+//
+//	p ← p·(1 − lr·λ)                       (matrices only)
+//	m ← β1·m + (1−β1)·g,  v ← β2·v + (1−β2)·g²
+//	p ← p − lr/(1−β1ᵗ) · m / (√v/√(1−β2ᵗ) + ε)
+//
+// which is PyTorch's AdamW. Grad is only read: it is neither clipped in
+// place nor zeroed. When the norm is NaN or infinite, Step changes nothing
+// (weights, moments, step count) and returns NaN, so the caller can log and
+// skip the batch.
+func (o *AdamW) Step(lr float64) (gradNorm float64) {
+	norm := o.gradNorm()
+	if math.IsNaN(norm) || math.IsInf(norm, 0) {
+		return math.NaN()
+	}
+	scale := 1.0
+	if o.cfg.MaxGradNorm > 0 && norm > o.cfg.MaxGradNorm {
+		scale = o.cfg.MaxGradNorm / norm
+	}
+	o.step++
+	bc1 := 1 - math.Pow(o.cfg.Beta1, float64(o.step))
+	bc2 := 1 - math.Pow(o.cfg.Beta2, float64(o.step))
+	for i, p := range o.params {
+		decay := 1.0
+		if len(p.Shape) >= 2 {
+			decay = 1 - lr*o.cfg.WeightDecay
+		}
+		o.update(p, o.m[i], o.v[i], elemCoefs{
+			scale: float32(scale), decay: float32(decay),
+			stepSize: float32(lr / bc1), rootBC2: float32(math.Sqrt(bc2)),
+			b1: float32(o.cfg.Beta1), b2: float32(o.cfg.Beta2), eps: float32(o.cfg.Eps),
+		})
+	}
+	return norm
+}
+
+// elemCoefs are the float32 constants of one step's element update.
+type elemCoefs struct {
+	scale, decay, stepSize, rootBC2, b1, b2, eps float32
+}
+
+func (o *AdamW) update(p *policy.Param, m, v []float32, c elemCoefs) {
+	for j, g := range p.Grad {
+		g *= c.scale
+		m[j] = c.b1*m[j] + (1-c.b1)*g
+		v[j] = c.b2*v[j] + (1-c.b2)*g*g
+		denom := float32(math.Sqrt(float64(v[j])))/c.rootBC2 + c.eps
+		p.Data[j] = p.Data[j]*c.decay - c.stepSize*m[j]/denom
+	}
+}
+
+// gradNorm is the L2 norm of all gradients, accumulated in float64.
+func (o *AdamW) gradNorm() float64 {
+	ss := 0.0
+	for _, p := range o.params {
+		for _, g := range p.Grad {
+			ss += float64(g) * float64(g)
+		}
+	}
+	return math.Sqrt(ss)
+}
+
+// AdamWState is everything AdamW carries between steps: the step count and
+// the moments by parameter name. Restoring it with SetState onto the same
+// weights makes every later step bit-identical.
+type AdamWState struct {
+	Step int
+	M, V map[string][]float32
+}
+
+// State returns a deep copy of the optimizer state.
+func (o *AdamW) State() AdamWState {
+	s := AdamWState{Step: o.step, M: make(map[string][]float32, len(o.params)), V: make(map[string][]float32, len(o.params))}
+	for i, p := range o.params {
+		s.M[p.Name] = append([]float32(nil), o.m[i]...)
+		s.V[p.Name] = append([]float32(nil), o.v[i]...)
+	}
+	return s
+}
+
+// SetState copies s into the optimizer. It returns an error, and changes
+// nothing, when s does not hold exactly the optimizer's parameters with
+// moments of the right lengths, or when its step count is negative.
+func (o *AdamW) SetState(s AdamWState) error {
+	if s.Step < 0 {
+		return fmt.Errorf("trainer: adamw state: negative step %d", s.Step)
+	}
+	if len(s.M) != len(o.params) || len(s.V) != len(o.params) {
+		return fmt.Errorf("trainer: adamw state: has %d/%d moment tensors, optimizer has %d params", len(s.M), len(s.V), len(o.params))
+	}
+	for _, p := range o.params {
+		m, okM := s.M[p.Name]
+		v, okV := s.V[p.Name]
+		if !okM || !okV {
+			return fmt.Errorf("trainer: adamw state: no moments for param %q", p.Name)
+		}
+		if len(m) != len(p.Data) || len(v) != len(p.Data) {
+			return fmt.Errorf("trainer: adamw state: param %q has %d/%d moments for %d weights", p.Name, len(m), len(v), len(p.Data))
+		}
+	}
+	for i, p := range o.params {
+		copy(o.m[i], s.M[p.Name])
+		copy(o.v[i], s.V[p.Name])
+	}
+	o.step = s.Step
+	return nil
+}
+
+// ConstantLR is peak after a linear warmup: peak·(step+1)/warmup for the
+// 0-based steps before warmup, so the first step is never at rate 0.
+func ConstantLR(step, warmup int, peak float64) float64 {
+	if step < warmup {
+		return peak * float64(step+1) / float64(warmup)
+	}
+	return peak
+}
+
+// CosineLR is a linear warmup to peak (as ConstantLR) followed by a cosine
+// decay to peak·minRatio at step total:
+//
+//	lr = peak·(minRatio + (1−minRatio)·(1 + cos(π·p))/2),  p = (step−warmup)/(total−warmup)
+//
+// with p clamped to [0, 1], so steps from total on stay at peak·minRatio.
+// Steps are 0-based.
+func CosineLR(step, warmup, total int, peak, minRatio float64) float64 {
+	if step < warmup {
+		return ConstantLR(step, warmup, peak)
+	}
+	p := 1.0
+	if total > warmup {
+		p = min(float64(step-warmup)/float64(total-warmup), 1)
+	}
+	return peak * (minRatio + (1-minRatio)*(1+math.Cos(math.Pi*p))/2)
+}

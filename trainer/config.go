@@ -1,0 +1,340 @@
+package trainer
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/artist-rl/artist/envs/arith"
+	"github.com/artist-rl/artist/envs/sandbox"
+	"github.com/artist-rl/artist/policy"
+	"github.com/artist-rl/artist/reward"
+	"github.com/artist-rl/artist/rollout"
+)
+
+// Config is a whole run. A YAML file holds only what differs from
+// DefaultConfig; unknown keys are errors. Every field documents its default.
+type Config struct {
+	// Seed drives every random choice of the run: weights, tasks, sampling.
+	// Default 1.
+	Seed int64 `yaml:"seed"`
+	// RunDir is the run folder: resolved config, metrics, checkpoints,
+	// plots, samples, summary. Default "runs/default". A folder that holds
+	// a checkpoint is resumed.
+	RunDir string `yaml:"run_dir"`
+	// Init is a checkpoint folder (config.json + model.safetensors, e.g. a
+	// HuggingFace Qwen2 checkpoint) to start from. Empty (default) builds a
+	// fresh model of shape Model with the seed.
+	Init string `yaml:"init"`
+	// Tokenizer is a tokenizer.json to load. Empty (default) builds the
+	// byte-level vocabulary with the format's tags as single tokens.
+	Tokenizer string `yaml:"tokenizer"`
+	// TokenizerMerges is how many byte-level BPE merges the built-in
+	// tokenizer learns from the demonstration library (digits never merge).
+	// 0 keeps one token per byte. Used only when Tokenizer is empty.
+	// Default 256.
+	TokenizerMerges int `yaml:"tokenizer_merges"`
+	// Model sizes a fresh model (HuggingFace Qwen2 keys; vocab_size 0 means
+	// the tokenizer's size). Ignored when Init is set.
+	Model policy.Config `yaml:"model"`
+	// Format names the rollout tags.
+	Format rollout.Format `yaml:"format"`
+	// Task selects and configures the task family.
+	Task TaskConfig `yaml:"task"`
+	// Tool selects the code tool.
+	Tool ToolConfig `yaml:"tool"`
+	// Rollout sets group size, budgets and sampling.
+	Rollout rollout.Config `yaml:"rollout"`
+	// Reward weights each reward component by name.
+	Reward RewardConfig `yaml:"reward"`
+	// WarmStart is supervised fine-tuning on demonstrations before GRPO.
+	WarmStart WarmStartConfig `yaml:"warmstart"`
+	// GRPO is the reinforcement-learning phase.
+	GRPO GRPOConfig `yaml:"grpo"`
+	// Eval measures the policy on held-out tasks.
+	Eval EvalConfig `yaml:"eval"`
+	// Checkpoint sets how often and how many checkpoints are kept.
+	Checkpoint CheckpointConfig `yaml:"checkpoint"`
+}
+
+// TaskConfig selects the task family.
+type TaskConfig struct {
+	// Name of the family: "arith" (default: synthetic word problems that
+	// need the code tool) or "math" (problems with final answers from files).
+	Name  string         `yaml:"name"`
+	Arith arith.Config   `yaml:"arith"`
+	Math  MathTaskConfig `yaml:"math"`
+}
+
+// MathTaskConfig names the files of the "math" task family (JSON Lines or
+// JSON lists with problem/answer fields; see envs/mathtask).
+type MathTaskConfig struct {
+	// Train is the training pool, e.g. data/math_train/math.json.
+	Train string `yaml:"train"`
+	// Eval is the held-out set, e.g. data/math500/test.jsonl.
+	Eval string `yaml:"eval"`
+}
+
+// ToolConfig selects the code tool.
+type ToolConfig struct {
+	// Kind is "sandbox" (default: Go code run by the yaegi sandbox) or
+	// "disabled" (every call answers with an error: the ablation).
+	Kind    string         `yaml:"kind"`
+	Sandbox sandbox.Config `yaml:"sandbox"`
+}
+
+// RewardConfig weights reward components.
+type RewardConfig struct {
+	// Weights by component name; default the paper's: answer, format_relaxed,
+	// format_strict and tool_success, each weight 1 (max total 4).
+	Weights map[string]float64 `yaml:"weights"`
+}
+
+// WarmStartConfig is the supervised warm start on ART-style demonstrations.
+type WarmStartConfig struct {
+	// Steps of supervised fine-tuning; 0 skips the warm start. Default 300.
+	Steps int `yaml:"steps"`
+	// BatchSize is demonstrations per step. Default 32.
+	BatchSize int `yaml:"batch_size"`
+	// LR is the peak learning rate (cosine decay, 5% warmup). Default 3e-3.
+	LR float64 `yaml:"lr"`
+	// Demos is the size of the demonstration library. Default 2000.
+	Demos int `yaml:"demos"`
+	// ToolFraction is the share of demonstrations that call the tool; the
+	// rest answer without it, so the warm-started policy is imperfect.
+	// Default 0.3.
+	ToolFraction float64 `yaml:"tool_fraction"`
+}
+
+// GRPOConfig is the reinforcement-learning phase.
+type GRPOConfig struct {
+	// Steps of GRPO. Default 100.
+	Steps int `yaml:"steps"`
+	// BatchSize is prompts per step; each gets rollout.group_size samples.
+	// Default 8.
+	BatchSize int `yaml:"batch_size"`
+	// Advantage estimator: "grpo" (divide by the group's std, default) or
+	// "drgrpo" (no division).
+	Advantage string `yaml:"advantage"`
+	// Epochs is mu, the passes over each batch. Default 1.
+	Epochs int `yaml:"epochs"`
+	// MiniBatches splits each batch into this many updates. Default 1.
+	MiniBatches int `yaml:"mini_batches"`
+	// EpsLow and EpsHigh clip the ratio to [1-eps_low, 1+eps_high].
+	// Defaults 0.2 and 0.28.
+	EpsLow  float64 `yaml:"eps_low"`
+	EpsHigh float64 `yaml:"eps_high"`
+	// Beta weighs the k3 KL to the frozen warm-start policy; 0 (default)
+	// skips the reference model.
+	Beta float64 `yaml:"beta"`
+	// Agg is the loss aggregation: "seq-mean-token-mean" (default, the
+	// paper), "token-mean" or "seq-mean-token-sum-norm" (Dr. GRPO).
+	Agg string `yaml:"agg"`
+	// LR is the learning rate (constant after a linear warmup). Default 1e-3.
+	LR float64 `yaml:"lr"`
+	// WarmupSteps of linear learning-rate warmup. Default 5.
+	WarmupSteps int `yaml:"warmup_steps"`
+	// WeightDecay is AdamW's decoupled decay on matrices. Default 0.
+	WeightDecay float64 `yaml:"weight_decay"`
+	// MaxGradNorm clips the global gradient norm; 0 disables. Default 1.
+	MaxGradNorm float64 `yaml:"max_grad_norm"`
+	// MaskTruncated drops rollouts that hit the length budget from the loss,
+	// as the paper does. Default true.
+	MaskTruncated bool `yaml:"mask_truncated"`
+}
+
+// EvalConfig measures the policy on the held-out split.
+type EvalConfig struct {
+	// Every N GRPO steps (and before and after GRPO); 0 evaluates only
+	// before and after. Default 25.
+	Every int `yaml:"every"`
+	// Size is how many held-out tasks to use; 0 means all. Default 0.
+	Size int `yaml:"size"`
+	// Samples per task; accuracy is the mean over them (pass@1). Default 1.
+	Samples int `yaml:"samples"`
+	// Temperature of evaluation sampling; 0 is greedy. Default 1.
+	Temperature float64 `yaml:"temperature"`
+	// SaveSamples is how many rollouts per eval go to samples/. Default 8.
+	SaveSamples int `yaml:"save_samples"`
+}
+
+// CheckpointConfig sets checkpointing.
+type CheckpointConfig struct {
+	// Every N GRPO steps; the last step always writes one. Default 50.
+	Every int `yaml:"every"`
+	// Keep the newest N step checkpoints (the warm start is kept apart).
+	// Default 2.
+	Keep int `yaml:"keep"`
+}
+
+// DefaultConfig is the documented default run: a tiny policy that learns
+// tool-using arithmetic on a CPU.
+func DefaultConfig() Config {
+	rc := rollout.DefaultConfig()
+	return Config{
+		Seed:            1,
+		RunDir:          "runs/default",
+		TokenizerMerges: 256,
+		Model: policy.Config{
+			HiddenSize: 64, IntermediateSize: 176, NumHiddenLayers: 2,
+			NumAttentionHeads: 4, NumKeyValueHeads: 2, MaxPositionEmbeddings: 256,
+			RopeTheta: 10000, RMSNormEps: 1e-6, TieWordEmbeddings: true,
+		},
+		Format:    rollout.DefaultFormat(),
+		Task:      TaskConfig{Name: "arith", Arith: arith.DefaultConfig()},
+		Tool:      ToolConfig{Kind: "sandbox", Sandbox: sandbox.DefaultConfig()},
+		Rollout:   rc,
+		Reward:    RewardConfig{Weights: reward.DefaultWeights()},
+		WarmStart: WarmStartConfig{Steps: 300, BatchSize: 32, LR: 3e-3, Demos: 2000, ToolFraction: 0.3},
+		GRPO: GRPOConfig{
+			Steps: 100, BatchSize: 8, Advantage: "grpo", Epochs: 1, MiniBatches: 1,
+			EpsLow: 0.2, EpsHigh: 0.28, Agg: "seq-mean-token-mean", LR: 1e-3,
+			WarmupSteps: 5, MaxGradNorm: 1, MaskTruncated: true,
+		},
+		Eval:       EvalConfig{Every: 25, Samples: 1, Temperature: 1, SaveSamples: 8},
+		Checkpoint: CheckpointConfig{Every: 50, Keep: 2},
+	}
+}
+
+// Validate names the first key whose value cannot run and says what is
+// allowed.
+func (c *Config) Validate() error {
+	if c.RunDir == "" {
+		return fmt.Errorf("config: run_dir is empty: give a folder for the run's outputs")
+	}
+	if c.TokenizerMerges < 0 {
+		return fmt.Errorf("config: tokenizer_merges must be >= 0 (0 keeps one token per byte), got %d", c.TokenizerMerges)
+	}
+	if c.Init == "" {
+		m := c.Model
+		if m.VocabSize == 0 {
+			m.VocabSize = 1 // filled from the tokenizer
+		}
+		if err := m.Validate(); err != nil {
+			return fmt.Errorf("config: model: %w", err)
+		}
+	}
+	if err := c.Format.Validate(); err != nil {
+		return fmt.Errorf("config: format: %w", err)
+	}
+	if err := c.Task.validate(c.WarmStart.Steps); err != nil {
+		return err
+	}
+	switch c.Tool.Kind {
+	case "sandbox":
+		if err := c.Tool.Sandbox.Validate(); err != nil {
+			return fmt.Errorf("config: tool.sandbox: %w", err)
+		}
+	case "disabled":
+	default:
+		return fmt.Errorf("config: tool.kind %q is unknown: use sandbox or disabled", c.Tool.Kind)
+	}
+	if err := c.Rollout.Validate(); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	if c.GRPO.Steps > 0 && c.Rollout.GroupSize < 2 {
+		return fmt.Errorf("config: rollout.group_size must be at least 2 for group-relative advantages, got %d", c.Rollout.GroupSize)
+	}
+	if _, err := reward.NewComposite(c.Reward.Weights, c.Format); err != nil {
+		return fmt.Errorf("config: reward.weights: %w", err)
+	}
+	if err := c.WarmStart.validate(); err != nil {
+		return err
+	}
+	if err := c.GRPO.validate(); err != nil {
+		return err
+	}
+	return c.validateEvalCheckpoint()
+}
+
+func (t TaskConfig) validate(warmSteps int) error {
+	switch t.Name {
+	case "arith":
+		if err := t.Arith.Validate(); err != nil {
+			return fmt.Errorf("config: task.arith: %w", err)
+		}
+	case "math":
+		if t.Math.Train == "" || t.Math.Eval == "" {
+			return fmt.Errorf("config: task.math.train and task.math.eval must name problem files (see scripts/fetch-data.sh)")
+		}
+		if warmSteps > 0 {
+			return fmt.Errorf("config: warmstart.steps must be 0 for task math: demonstrations are generated for arith only")
+		}
+	default:
+		return fmt.Errorf("config: task.name %q is unknown: the task families are arith and math", t.Name)
+	}
+	return nil
+}
+
+func (w WarmStartConfig) validate() error {
+	switch {
+	case w.Steps < 0:
+		return fmt.Errorf("config: warmstart.steps must be >= 0 (0 skips the warm start), got %d", w.Steps)
+	case w.Steps > 0 && w.BatchSize < 1:
+		return fmt.Errorf("config: warmstart.batch_size must be >= 1, got %d", w.BatchSize)
+	case w.Steps > 0 && !(w.LR > 0):
+		return fmt.Errorf("config: warmstart.lr must be > 0, got %v", w.LR)
+	case w.Steps > 0 && w.Demos < 1:
+		return fmt.Errorf("config: warmstart.demos must be >= 1, got %d", w.Demos)
+	case w.ToolFraction < 0 || w.ToolFraction > 1 || math.IsNaN(w.ToolFraction):
+		return fmt.Errorf("config: warmstart.tool_fraction must be in [0, 1], got %v", w.ToolFraction)
+	}
+	return nil
+}
+
+func (g GRPOConfig) validate() error {
+	switch {
+	case g.Steps < 0:
+		return fmt.Errorf("config: grpo.steps must be >= 0, got %d", g.Steps)
+	case g.BatchSize < 1:
+		return fmt.Errorf("config: grpo.batch_size must be >= 1 prompt per step, got %d", g.BatchSize)
+	case g.Epochs < 1:
+		return fmt.Errorf("config: grpo.epochs (mu) must be >= 1, got %d", g.Epochs)
+	case g.MiniBatches < 1:
+		return fmt.Errorf("config: grpo.mini_batches must be >= 1, got %d", g.MiniBatches)
+	case !(g.LR > 0):
+		return fmt.Errorf("config: grpo.lr must be > 0, got %v", g.LR)
+	case g.WarmupSteps < 0:
+		return fmt.Errorf("config: grpo.warmup_steps must be >= 0, got %d", g.WarmupSteps)
+	case g.WeightDecay < 0:
+		return fmt.Errorf("config: grpo.weight_decay must be >= 0, got %v", g.WeightDecay)
+	case g.MaxGradNorm < 0:
+		return fmt.Errorf("config: grpo.max_grad_norm must be >= 0 (0 disables clipping), got %v", g.MaxGradNorm)
+	}
+	if _, err := Advantage(g.Advantage); err != nil {
+		return fmt.Errorf("config: grpo.advantage: %w", err)
+	}
+	lc := g.lossConfig(1)
+	if err := lc.Validate(); err != nil {
+		return fmt.Errorf("config: grpo: %w", err)
+	}
+	return nil
+}
+
+func (g GRPOConfig) lossConfig(maxTokens int) LossConfig {
+	return LossConfig{EpsLow: g.EpsLow, EpsHigh: g.EpsHigh, Beta: g.Beta, Agg: g.Agg, MaxTokens: maxTokens}
+}
+
+func (c *Config) validateEvalCheckpoint() error {
+	e, k := c.Eval, c.Checkpoint
+	switch {
+	case e.Every < 0:
+		return fmt.Errorf("config: eval.every must be >= 0 (0 evaluates only before and after GRPO), got %d", e.Every)
+	case e.Size < 0:
+		return fmt.Errorf("config: eval.size must be >= 0 (0 means the whole held-out split), got %d", e.Size)
+	case e.Samples < 1:
+		return fmt.Errorf("config: eval.samples must be >= 1, got %d", e.Samples)
+	case e.Temperature < 0:
+		return fmt.Errorf("config: eval.temperature must be >= 0 (0 is greedy), got %v", e.Temperature)
+	case e.SaveSamples < 0:
+		return fmt.Errorf("config: eval.save_samples must be >= 0, got %d", e.SaveSamples)
+	case k.Every < 0:
+		return fmt.Errorf("config: checkpoint.every must be >= 0, got %d", k.Every)
+	case k.Keep < 1:
+		return fmt.Errorf("config: checkpoint.keep must be >= 1, got %d", k.Keep)
+	}
+	return nil
+}
+
+// toolTimeout is how long one call may run.
+func (c *Config) toolTimeout() time.Duration { return c.Rollout.ToolTimeout }

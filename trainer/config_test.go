@@ -1,0 +1,108 @@
+package trainer
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestConfigErrorsNameTheKey(t *testing.T) {
+	cases := []struct {
+		name string
+		yaml string
+		sets []string
+		want []string // substrings of the error
+	}{
+		{"unknown top key", "sead: 3\n", nil, []string{`unknown key "sead"`, "seed", "run_dir"}},
+		{"unknown nested key", "grpo:\n  lrr: 0.1\n", nil, []string{`unknown key "grpo.lrr"`, "valid keys under grpo", "lr"}},
+		{"unknown model key", "model:\n  hidden: 3\n", nil, []string{`"model.hidden"`, "hidden_size"}},
+		{"bad int", "grpo:\n  steps: many\n", nil, []string{"grpo.steps", "not an integer"}},
+		{"bad float", "grpo:\n  lr: fast\n", nil, []string{"grpo.lr", "not a number"}},
+		{"bad bool", "grpo:\n  mask_truncated: maybe\n", nil, []string{"grpo.mask_truncated", "true or false"}},
+		{"bad duration", "rollout:\n  tool_timeout: soon\n", nil, []string{"rollout.tool_timeout", "duration"}},
+		{"mapping expected", "grpo: 3\n", nil, []string{"grpo must be a mapping"}},
+		{"negative lr", "grpo:\n  lr: -1\n", nil, []string{"grpo.lr must be > 0"}},
+		{"bad agg", "grpo:\n  agg: mean\n", nil, []string{"agg"}},
+		{"bad advantage", "grpo:\n  advantage: ppo\n", nil, []string{"grpo.advantage", "drgrpo"}},
+		{"bad tool", "tool:\n  kind: python\n", nil, []string{"tool.kind", "sandbox or disabled"}},
+		{"bad task", "task:\n  name: chess\n", nil, []string{"task.name", "arith"}},
+		{"bad reward", "reward:\n  weights:\n    style: 1\n", nil, []string{"reward.weights", "answer"}},
+		{"bad tool fraction", "warmstart:\n  tool_fraction: 2\n", nil, []string{"warmstart.tool_fraction", "[0, 1]"}},
+		{"bad heads", "model:\n  num_attention_heads: 3\n", nil, []string{"num_attention_heads"}},
+		{"set unknown", "", []string{"grpo.stepz=3"}, []string{`-set grpo.stepz=3`, `unknown key "grpo.stepz"`}},
+		{"set malformed", "", []string{"grpo.steps"}, []string{"key=value"}},
+		{"set bad value", "", []string{"eval.every=-2"}, []string{"eval.every"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse([]byte(c.yaml), "test.yaml", c.sets)
+			if err == nil {
+				t.Fatalf("no error for %q %v", c.yaml, c.sets)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestConfigOverrides(t *testing.T) {
+	cfg, err := Parse([]byte("grpo:\n  steps: 7\nrollout:\n  tool_timeout: 500ms\n"), "x.yaml",
+		[]string{"grpo.lr=0.01", "task.arith.ops=[mul, div]", "seed=9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.GRPO.Steps != 7 || cfg.GRPO.LR != 0.01 || cfg.Seed != 9 || cfg.Rollout.ToolTimeout != 500*time.Millisecond {
+		t.Errorf("overrides not applied: %+v %+v seed %d", cfg.GRPO, cfg.Rollout, cfg.Seed)
+	}
+	if len(cfg.Task.Arith.Ops) != 2 {
+		t.Errorf("task.arith.ops = %v, want [mul div]", cfg.Task.Arith.Ops)
+	}
+	// Untouched keys keep their defaults.
+	def := DefaultConfig()
+	if cfg.GRPO.BatchSize != def.GRPO.BatchSize || cfg.WarmStart != def.WarmStart {
+		t.Errorf("defaults lost: %+v", cfg)
+	}
+}
+
+// TestResolvedConfigRoundTrip: the resolved config written into a run
+// folder loads back to the same config.
+func TestResolvedConfigRoundTrip(t *testing.T) {
+	cfg, err := Parse([]byte("seed: 5\nrollout:\n  tool_timeout: 3s\n"), "x.yaml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := cfg.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Parse(b, "resolved.yaml", nil)
+	if err != nil {
+		t.Fatalf("resolved config does not load: %v\n%s", err, b)
+	}
+	b2, _ := back.Marshal()
+	if string(b) != string(b2) {
+		t.Errorf("round trip changed the config:\n%s\nvs\n%s", b, b2)
+	}
+}
+
+func TestShippedConfigsValidate(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "configs", "*.yaml"))
+	if err != nil || len(files) < 2 {
+		t.Fatalf("configs: %v %v", files, err)
+	}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			if _, err := Load(f, nil); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join("..", "configs", "tiny-tool-arith.yaml")); err != nil {
+		t.Fatal("the README default config is missing")
+	}
+}

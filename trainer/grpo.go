@@ -1,0 +1,344 @@
+package trainer
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// GroupAdvantages computes group-relative advantages (ARTIST, arXiv
+// 2505.01441, eq. 1; ARCHITECTURE.md "Advantage"). rewards holds
+// len(rewards)/groupSize consecutive groups of groupSize rollouts of one
+// prompt each. For rollout i of group g:
+//
+//	A_i = (R_i − mean(R_g)) / (std(R_g) + eps)   when scaleStd (GRPO)
+//	A_i =  R_i − mean(R_g)                       otherwise (Dr. GRPO)
+//
+// std is the unbiased sample standard deviation, sqrt(Σ(R−mean)²/(n−1)),
+// the estimator TRL and verl use (torch.std), so advantages match theirs.
+// A group whose rewards are all exactly equal (including a group of one,
+// whose spread is undefined) gets advantages of exactly 0 and is counted in
+// the second result, the source of reward/frac_zero_std.
+//
+// It panics when groupSize < 1 or len(rewards) is not a multiple of
+// groupSize: the caller built the batch wrong.
+func GroupAdvantages(rewards []float64, groupSize int, scaleStd bool, eps float64) ([]float64, int) {
+	if groupSize < 1 || len(rewards)%groupSize != 0 {
+		panic(fmt.Sprintf("trainer: GroupAdvantages: %d rewards do not split into groups of %d", len(rewards), groupSize))
+	}
+	adv := make([]float64, len(rewards))
+	zero := 0
+	for lo := 0; lo < len(rewards); lo += groupSize {
+		if !groupAdvantage(rewards[lo:lo+groupSize], adv[lo:lo+groupSize], scaleStd, eps) {
+			zero++
+		}
+	}
+	return adv, zero
+}
+
+// groupAdvantage fills dst with the advantages of one group and reports
+// whether the group has any reward spread; dst stays zero when it has none.
+func groupAdvantage(r, dst []float64, scaleStd bool, eps float64) bool {
+	if !slices.ContainsFunc(r, func(x float64) bool { return x != r[0] }) {
+		return false
+	}
+	mean := 0.0
+	for _, x := range r {
+		mean += x
+	}
+	mean /= float64(len(r))
+	ss := 0.0
+	for _, x := range r {
+		ss += (x - mean) * (x - mean)
+	}
+	scale := 1.0
+	if scaleStd {
+		scale = 1 / (math.Sqrt(ss/float64(len(r)-1)) + eps)
+	}
+	for i, x := range r {
+		dst[i] = (x - mean) * scale
+	}
+	return true
+}
+
+// AdvantageFunc turns the rewards of consecutive groups of groupSize
+// rollouts into one advantage per rollout, and counts the groups with zero
+// reward spread. It has GroupAdvantages' contract.
+type AdvantageFunc func(rewards []float64, groupSize int, eps float64) ([]float64, int)
+
+var (
+	advMu       sync.RWMutex
+	advRegistry = map[string]AdvantageFunc{}
+)
+
+func init() {
+	RegisterAdvantage("grpo", func(r []float64, g int, eps float64) ([]float64, int) {
+		return GroupAdvantages(r, g, true, eps)
+	})
+	RegisterAdvantage("drgrpo", func(r []float64, g int, eps float64) ([]float64, int) {
+		return GroupAdvantages(r, g, false, eps)
+	})
+}
+
+// RegisterAdvantage adds an advantage estimator under name. Built in:
+// "grpo" (std-scaled) and "drgrpo" (mean-centred only). It panics on an
+// empty name, a nil fn, or a name already registered, so two estimators can
+// never silently shadow each other.
+func RegisterAdvantage(name string, fn AdvantageFunc) {
+	if name == "" || fn == nil {
+		panic("trainer: RegisterAdvantage needs a name and a function")
+	}
+	advMu.Lock()
+	defer advMu.Unlock()
+	if _, dup := advRegistry[name]; dup {
+		panic(fmt.Sprintf("trainer: advantage estimator %q registered twice", name))
+	}
+	advRegistry[name] = fn
+}
+
+// Advantage returns the estimator registered under name, or an error that
+// lists the valid names.
+func Advantage(name string) (AdvantageFunc, error) {
+	advMu.RLock()
+	defer advMu.RUnlock()
+	if fn, ok := advRegistry[name]; ok {
+		return fn, nil
+	}
+	return nil, fmt.Errorf("trainer: unknown advantage estimator %q (valid: %s)", name, strings.Join(advantageNames(), ", "))
+}
+
+// advantageNames lists the registered estimators, sorted; advMu must be held.
+func advantageNames() []string {
+	names := make([]string, 0, len(advRegistry))
+	for n := range advRegistry {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Loss aggregation modes (LossConfig.Agg).
+const (
+	// AggSeqMeanTokenMean averages each sequence's per-token losses over its
+	// mask-1 tokens, then averages over sequences (the paper, eq. 1).
+	AggSeqMeanTokenMean = "seq-mean-token-mean"
+	// AggTokenMean averages over all mask-1 tokens of the batch.
+	AggTokenMean = "token-mean"
+	// AggSeqMeanTokenSumNorm divides each sequence's token sum by the
+	// constant LossConfig.MaxTokens, then averages over sequences (Dr. GRPO).
+	AggSeqMeanTokenSumNorm = "seq-mean-token-sum-norm"
+)
+
+// logRatioClamp bounds log-ratios before exp (ARCHITECTURE.md: ±20).
+const logRatioClamp = 20
+
+// LossConfig sets the clipped-surrogate loss of eq. 1.
+type LossConfig struct {
+	// EpsLow is the lower clip range: ratios below 1−EpsLow are clipped.
+	// Default 0.2; must lie in [0, 1).
+	EpsLow float64 `yaml:"eps_low"`
+	// EpsHigh is the upper clip range: ratios above 1+EpsHigh are clipped.
+	// Default 0.2 (DAPO's clip-higher uses 0.28); must be ≥ 0.
+	EpsHigh float64 `yaml:"eps_high"`
+	// Beta weighs the k3 KL penalty to the reference policy. Default 0 (no
+	// reference pass needed); must be ≥ 0.
+	Beta float64 `yaml:"beta"`
+	// Agg is the aggregation mode, one of the Agg* constants. Default
+	// AggSeqMeanTokenMean.
+	Agg string `yaml:"agg"`
+	// MaxTokens is the constant divisor of AggSeqMeanTokenSumNorm, usually
+	// the response token budget. Default 0; must be > 0 in that mode.
+	MaxTokens int `yaml:"max_tokens"`
+}
+
+// DefaultLossConfig returns the documented defaults.
+func DefaultLossConfig() LossConfig {
+	return LossConfig{EpsLow: 0.2, EpsHigh: 0.2, Agg: AggSeqMeanTokenMean}
+}
+
+// Validate names the first bad field and how to fix it.
+func (c LossConfig) Validate() error {
+	switch {
+	case !(c.EpsLow >= 0 && c.EpsLow < 1):
+		return fmt.Errorf("trainer: eps_low = %g must be in [0, 1) (the paper uses 0.2)", c.EpsLow)
+	case !(c.EpsHigh >= 0) || math.IsInf(c.EpsHigh, 1):
+		return fmt.Errorf("trainer: eps_high = %g must be a finite value ≥ 0 (the paper uses 0.2)", c.EpsHigh)
+	case !(c.Beta >= 0) || math.IsInf(c.Beta, 1):
+		return fmt.Errorf("trainer: beta = %g must be a finite value ≥ 0 (0 disables the KL term)", c.Beta)
+	}
+	switch c.Agg {
+	case AggSeqMeanTokenMean, AggTokenMean:
+	case AggSeqMeanTokenSumNorm:
+		if c.MaxTokens <= 0 {
+			return fmt.Errorf("trainer: agg %q needs max_tokens > 0 (set it to the response token budget), got %d", c.Agg, c.MaxTokens)
+		}
+	default:
+		return fmt.Errorf("trainer: unknown agg %q (valid: %s, %s, %s)", c.Agg, AggSeqMeanTokenMean, AggTokenMean, AggSeqMeanTokenSumNorm)
+	}
+	return nil
+}
+
+// SeqInput is one sequence of the loss. LogP, OldLogP, Mask (and RefLogP
+// when Beta > 0) all span the sequence's full token length; only positions
+// with a nonzero mask count, and values elsewhere are never read.
+type SeqInput struct {
+	LogP    []float32 // log π_θ(token) under the current weights
+	OldLogP []float32 // log π_old(token) at sampling time
+	RefLogP []float32 // log π_ref(token); may be nil when Beta == 0
+	Mask    []uint8   // 1 for model tokens, 0 for prompt and tool results
+	Adv     float64   // the sequence's advantage A_i
+}
+
+// LossOutput is the aggregated loss, its parts and its gradient.
+type LossOutput struct {
+	Loss       float64 // Agg(−surrogate + β·k3), the value Coef differentiates
+	PolicyLoss float64 // Agg(−surrogate), for loss/policy
+	KL         float64 // mean k3 over all mask-1 tokens, for loss/kl (0 without RefLogP)
+	ClipFrac   float64 // fraction of mask-1 tokens whose clipped branch is active, for clip/frac
+	// Coef[i][t] = ∂Loss/∂LogP[i][t]; exactly 0 where Mask[i][t] == 0.
+	Coef [][]float32
+}
+
+// PolicyLoss evaluates the GRPO objective (ARTIST, arXiv 2505.01441, eq. 1;
+// ARCHITECTURE.md "Loss") as a loss to minimise, and its gradient with
+// respect to the current log-probs. Per mask-1 token, with A the sequence's
+// advantage:
+//
+//	r  = exp(clamp(logp − old, ±20))
+//	s  = min(r·A, clip(r, 1−EpsLow, 1+EpsHigh)·A)
+//	d  = clamp(ref − logp, ±20),  k3 = exp(d) − d − 1
+//	ℓ  = −s + β·k3
+//	∂ℓ/∂logp = −A·r (unclipped branch active, ties included) or 0 (clipped)
+//	         + β·(1 − exp(d))
+//
+// A clamp passes no gradient where it saturates, as torch.clamp does. When
+// Beta == 0 but RefLogP is given, k3 is still measured for KL. The
+// per-token losses are aggregated by cfg.Agg:
+//
+//	seq-mean-token-mean:      (1/N) Σ_i (1/n_i) Σ_t ℓ_it
+//	token-mean:               (1/Σ_i n_i) Σ_i Σ_t ℓ_it
+//	seq-mean-token-sum-norm:  (1/N) Σ_i (1/MaxTokens) Σ_t ℓ_it
+//
+// where N = len(seqs) and n_i counts sequence i's mask-1 tokens. A sequence
+// with no mask-1 tokens (e.g. a truncated rollout masked out) contributes 0
+// but still counts in N, as in TRL, so the scale of the loss does not depend
+// on how many rollouts were dropped. Everything is computed in float64.
+//
+// It panics when cfg is invalid or a sequence's slices differ in length
+// (RefLogP is required only when Beta > 0): the caller built the batch wrong.
+func PolicyLoss(cfg LossConfig, seqs []SeqInput) LossOutput {
+	if err := cfg.Validate(); err != nil {
+		panic(err)
+	}
+	counts, total := maskCounts(cfg, seqs)
+	out := LossOutput{Coef: make([][]float32, len(seqs))}
+	clipped := 0
+	for i, s := range seqs {
+		w := seqWeight(cfg, len(seqs), counts[i], total)
+		coef := make([]float32, len(s.LogP))
+		for t, m := range s.Mask {
+			if m == 0 {
+				continue
+			}
+			tok := tokenLoss(cfg, s, t)
+			out.Loss += w * (-tok.surr + cfg.Beta*tok.k3)
+			out.PolicyLoss += w * -tok.surr
+			out.KL += tok.k3
+			coef[t] = float32(w * tok.grad)
+			if tok.clipped {
+				clipped++
+			}
+		}
+		out.Coef[i] = coef
+	}
+	if total > 0 {
+		out.KL /= float64(total)
+		out.ClipFrac = float64(clipped) / float64(total)
+	}
+	return out
+}
+
+// maskCounts checks each sequence's shape and returns its mask-1 count and
+// the batch total.
+func maskCounts(cfg LossConfig, seqs []SeqInput) ([]int, int) {
+	counts := make([]int, len(seqs))
+	total := 0
+	for i, s := range seqs {
+		n := len(s.Mask)
+		refOK := len(s.RefLogP) == n || (s.RefLogP == nil && cfg.Beta == 0)
+		if len(s.LogP) != n || len(s.OldLogP) != n || !refOK {
+			panic(fmt.Sprintf("trainer: PolicyLoss: sequence %d has %d mask, %d logp, %d old, %d ref values (ref needed when beta > 0)",
+				i, n, len(s.LogP), len(s.OldLogP), len(s.RefLogP)))
+		}
+		for _, m := range s.Mask {
+			if m != 0 {
+				counts[i]++
+			}
+		}
+		total += counts[i]
+	}
+	return counts, total
+}
+
+// seqWeight is the factor that multiplies each token loss of a sequence
+// with n mask-1 tokens under cfg.Agg; 0 when the divisor would be 0.
+func seqWeight(cfg LossConfig, numSeqs, n, total int) float64 {
+	switch cfg.Agg {
+	case AggTokenMean:
+		if total == 0 {
+			return 0
+		}
+		return 1 / float64(total)
+	case AggSeqMeanTokenSumNorm:
+		return 1 / (float64(numSeqs) * float64(cfg.MaxTokens))
+	default:
+		if n == 0 {
+			return 0
+		}
+		return 1 / (float64(numSeqs) * float64(n))
+	}
+}
+
+// tokenTerms are one token's surrogate s, k3, ∂ℓ/∂logp, and whether the
+// clipped branch is the strictly smaller one.
+type tokenTerms struct {
+	surr, k3, grad float64
+	clipped        bool
+}
+
+func tokenLoss(cfg LossConfig, s SeqInput, t int) tokenTerms {
+	logp := float64(s.LogP[t])
+	lr, dlr := clampGrad(logp-float64(s.OldLogP[t]), logRatioClamp)
+	r := math.Exp(lr)
+	unclipped := r * s.Adv
+	bounded := math.Min(math.Max(r, 1-cfg.EpsLow), 1+cfg.EpsHigh) * s.Adv
+	var tok tokenTerms
+	if unclipped <= bounded {
+		tok.surr = unclipped
+		tok.grad = -s.Adv * r * dlr
+	} else {
+		tok.surr = bounded
+		tok.clipped = true
+	}
+	if s.RefLogP != nil {
+		d, dd := clampGrad(float64(s.RefLogP[t])-logp, logRatioClamp)
+		ed := math.Exp(d)
+		tok.k3 = ed - d - 1
+		tok.grad += cfg.Beta * (1 - ed) * dd
+	}
+	return tok
+}
+
+// clampGrad clamps x to [−lim, lim] and returns the clamp's derivative:
+// 1 inside (bounds included), 0 where it saturates.
+func clampGrad(x, lim float64) (float64, float64) {
+	switch {
+	case x > lim:
+		return lim, 0
+	case x < -lim:
+		return -lim, 0
+	}
+	return x, 1
+}

@@ -1,0 +1,185 @@
+package trainer
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"path/filepath"
+	"time"
+
+	"github.com/artist-rl/artist/internal/atomicfile"
+	"github.com/artist-rl/artist/policy"
+	"github.com/artist-rl/artist/rollout"
+)
+
+// Summary is what summary.json holds: held-out results before and after
+// GRPO and the wall time of the whole run.
+type Summary struct {
+	WarmStart EvalResult `json:"warmstart"`
+	Final     EvalResult `json:"final"`
+	WallS     float64    `json:"wall_s"`
+	Steps     int        `json:"steps"`
+	Seed      int64      `json:"seed"`
+	Tool      string     `json:"tool"`
+}
+
+// stepOutput is what one GRPO step measured.
+type stepOutput struct {
+	metrics  Metrics
+	tokens   int // tokens processed (rollout + update)
+	accuracy float64
+}
+
+// grpo runs GRPO steps from st.Step to the configured total.
+func (r *Run) grpo(ctx context.Context, st *trainerState) (*Summary, error) {
+	g := r.Cfg.GRPO
+	opt := r.newOptimizer()
+	if st.Optim != nil {
+		if err := opt.SetState(*st.Optim); err != nil {
+			return nil, fmt.Errorf("trainer: resume optimizer: %w", err)
+		}
+	}
+	var ref *policy.Model
+	if g.Beta > 0 {
+		var err error
+		if ref, err = r.referenceModel(); err != nil {
+			return nil, err
+		}
+	}
+	keep := st.Step
+	if keep == 0 {
+		keep = -1 // the step-0 record is written again below
+	}
+	mlog, err := openMetrics(filepath.Join(r.Cfg.RunDir, "metrics.jsonl"), keep)
+	if err != nil {
+		return nil, err
+	}
+	defer mlog.Close()
+	if st.Step == 0 && st.WarmStart != nil {
+		m := Metrics{}
+		putEval(m, *st.WarmStart)
+		if err := mlog.write(0, m); err != nil {
+			return nil, err
+		}
+	}
+	var final *EvalResult
+	first, loopStart := st.Step, time.Now()
+	for step := st.Step + 1; step <= g.Steps; step++ {
+		if ctx.Err() != nil {
+			return nil, ErrInterrupted
+		}
+		t0 := time.Now()
+		out, err := r.grpoStep(ctx, step, opt, ref)
+		if err != nil {
+			return nil, err
+		}
+		m := out.metrics
+		if last := step == g.Steps; last || (r.Cfg.Eval.Every > 0 && step%r.Cfg.Eval.Every == 0) {
+			te := time.Now()
+			tag := fmt.Sprintf("step-%06d", step)
+			if last {
+				tag = "final"
+			}
+			ev, err := r.evalAndRecord(ctx, tag)
+			if err != nil {
+				return nil, err
+			}
+			if last {
+				final = &ev
+			}
+			putEval(m, ev)
+			m["timing/eval_s"] = time.Since(te).Seconds()
+		}
+		st.Step = step
+		if step == g.Steps || (r.Cfg.Checkpoint.Every > 0 && step%r.Cfg.Checkpoint.Every == 0) {
+			tc := time.Now()
+			st.WallS = r.wall()
+			s := opt.State()
+			st.Optim = &s
+			if err := r.saveCheckpoint(st, opt); err != nil {
+				return nil, err
+			}
+			m["timing/checkpoint_s"] = time.Since(tc).Seconds()
+		}
+		m["timing/step_s"] = time.Since(t0).Seconds()
+		if err := mlog.write(step, m); err != nil {
+			return nil, err
+		}
+		r.progress(step, first, g.Steps, loopStart, m, out)
+	}
+	return r.finish(ctx, st, final)
+}
+
+// progress prints the one line per step.
+func (r *Run) progress(step, first, total int, loopStart time.Time, m Metrics, out stepOutput) {
+	el := r.elapsed()
+	done := step - first
+	eta := time.Duration(float64(time.Since(loopStart)) / float64(done) * float64(total-step)).Round(time.Second)
+	fmt.Fprintf(r.out, "step %d/%d reward %.3f acc %.3f tools %.2f tok/s %.0f elapsed %s eta %s\n",
+		step, total, m["reward/mean"], out.accuracy, m["rollout/tool_calls/mean"], m["throughput/tokens_per_s"], el, eta)
+}
+
+// elapsed is the wall time of the run, earlier processes of a resumed run
+// included.
+func (r *Run) elapsed() time.Duration {
+	return time.Duration(r.wall() * float64(time.Second)).Round(time.Second)
+}
+
+// wall is elapsed in seconds.
+func (r *Run) wall() float64 { return r.priorWall + time.Since(r.start).Seconds() }
+
+func putEval(m Metrics, ev EvalResult) {
+	m["eval/arith/pass@1"] = ev.Accuracy
+	m["eval/arith/tool_calls"] = ev.ToolCalls
+	m["eval/arith/reward"] = ev.Reward
+	m["eval/arith/response_len"] = ev.ResponseLen
+}
+
+// finish evaluates the final policy and writes summary.json and the plots.
+// final is the evaluation of the last step, nil when this call ran none.
+func (r *Run) finish(ctx context.Context, st *trainerState, final *EvalResult) (*Summary, error) {
+	if final == nil {
+		ev, err := r.evalAndRecord(ctx, "final")
+		if err != nil {
+			return nil, err
+		}
+		final = &ev
+	}
+	ev := *final
+	sum := &Summary{Final: ev, Steps: st.Step, Seed: r.Cfg.Seed, Tool: r.Cfg.Tool.Kind,
+		WallS: math.Round(r.wall()*10) / 10}
+	if st.WarmStart != nil {
+		sum.WarmStart = *st.WarmStart
+	}
+	b, _ := json.MarshalIndent(sum, "", "  ")
+	if err := atomicfile.WriteFile(filepath.Join(r.Cfg.RunDir, "summary.json"), append(b, '\n'), 0o644); err != nil {
+		return nil, fmt.Errorf("trainer: summary: %w", err)
+	}
+	if err := PlotRun(r.Cfg.RunDir); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(r.out, "final eval: accuracy %.3f tool calls %.2f (warm start %.3f, %.2f) wall %.0fs\n",
+		ev.Accuracy, ev.ToolCalls, sum.WarmStart.Accuracy, sum.WarmStart.ToolCalls, sum.WallS)
+	return sum, nil
+}
+
+func (r *Run) newOptimizer() *AdamW {
+	g := r.Cfg.GRPO
+	return NewAdamW(r.Model.Params, AdamWConfig{Beta1: 0.9, Beta2: 0.99, Eps: 1e-8,
+		WeightDecay: g.WeightDecay, MaxGradNorm: g.MaxGradNorm})
+}
+
+// lr is the GRPO learning rate at a step: linear warmup, then constant.
+func (r *Run) lr(step int) float64 {
+	g := r.Cfg.GRPO
+	if step <= g.WarmupSteps {
+		return g.LR * float64(step) / float64(g.WarmupSteps+1)
+	}
+	return g.LR
+}
+
+// maxTokens bounds a response (model and tool tokens), the Dr. GRPO norm.
+func (r *Run) maxTokens() int { return r.Cfg.Rollout.MaxResponseTokens }
+
+var _ = rollout.StopLength

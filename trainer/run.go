@@ -1,0 +1,240 @@
+package trainer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/envs/arith"
+	"github.com/artist-rl/artist/envs/mathtask"
+	"github.com/artist-rl/artist/envs/sandbox"
+	"github.com/artist-rl/artist/internal/atomicfile"
+	"github.com/artist-rl/artist/policy"
+	"github.com/artist-rl/artist/reward"
+	"github.com/artist-rl/artist/rollout"
+)
+
+// modelPolicy adapts *policy.Model to rollout.Policy (policy imports
+// nothing of rollout, so its NewSession returns its own type).
+type modelPolicy struct{ *policy.Model }
+
+func (p modelPolicy) NewSession(n, maxLen int) rollout.Session { return p.Model.NewSession(n, maxLen) }
+
+var _ rollout.Policy = modelPolicy{}
+var _ rollout.Tokenizer = (*policy.Tokenizer)(nil)
+
+// Run is one training run: its config, model, data and outputs.
+type Run struct {
+	Cfg     Config
+	Tok     *policy.Tokenizer
+	TokJSON []byte // tokenizer.json content, copied into checkpoints
+	Model   *policy.Model
+	Tool    envs.Tool
+	Train   envs.Sampler
+	Heldout []envs.Task
+	Reward  reward.Composite
+
+	demoLib   []Demo // the warm-start library, built once
+	out       io.Writer
+	start     time.Time // when this process started the run
+	priorWall float64   // seconds spent by earlier processes of a resumed run
+}
+
+// Setup builds everything a run needs from its config: the tokenizer, a
+// fresh or loaded model, the task splits, the tool and the reward. It does
+// not touch the run folder.
+func Setup(cfg Config, out io.Writer) (*Run, error) {
+	if out == nil {
+		out = io.Discard
+	}
+	r := &Run{Cfg: cfg, out: out}
+	var err error
+	if r.Train, r.Heldout, err = newTasks(cfg.Task); err != nil {
+		return nil, err
+	}
+	if err := r.setupTokenizer(); err != nil {
+		return nil, err
+	}
+	if err := r.setupModel(); err != nil {
+		return nil, err
+	}
+	if r.Tool, err = newTool(cfg.Tool); err != nil {
+		return nil, err
+	}
+	if r.Reward, err = reward.NewComposite(cfg.Reward.Weights, cfg.Format); err != nil {
+		return nil, fmt.Errorf("trainer: reward: %w", err)
+	}
+	return r, nil
+}
+
+func newTasks(c TaskConfig) (envs.Sampler, []envs.Task, error) {
+	if c.Name == "math" {
+		train, _, err := mathtask.Load(c.Math.Train)
+		if err != nil {
+			return nil, nil, fmt.Errorf("trainer: task.math.train: %w", err)
+		}
+		heldout, _, err := mathtask.Load(c.Math.Eval)
+		if err != nil {
+			return nil, nil, fmt.Errorf("trainer: task.math.eval: %w", err)
+		}
+		return train, heldout, nil
+	}
+	train, heldout, err := arith.NewSplit(c.Arith)
+	if err != nil {
+		return nil, nil, fmt.Errorf("trainer: task.arith: %w", err)
+	}
+	return train, heldout, nil
+}
+
+func newTool(c ToolConfig) (envs.Tool, error) {
+	if c.Kind == "disabled" {
+		return envs.Disabled{}, nil
+	}
+	sb, err := sandbox.New(c.Sandbox)
+	if err != nil {
+		return nil, fmt.Errorf("trainer: tool: %w", err)
+	}
+	return sb, nil
+}
+
+func (r *Run) setupTokenizer() error {
+	var data []byte
+	var err error
+	if r.Cfg.Tokenizer != "" {
+		data, err = os.ReadFile(r.Cfg.Tokenizer)
+	} else {
+		data, err = r.trainTokenizer()
+	}
+	if err != nil {
+		return fmt.Errorf("trainer: tokenizer: %w", err)
+	}
+	return r.loadTokenizer(data)
+}
+
+// eosToken ends sequences of the built-in byte-level vocabulary.
+const eosToken = "<|endoftext|>"
+
+// trainTokenizer builds the run's own byte-level BPE: tokenizer_merges
+// merges learned from the demonstration library (digits never merge, so
+// numbers stay one token per digit), with the format's tags and EOS as
+// single special tokens. The library is drawn from the seed, so a resumed
+// run builds the same tokenizer.
+func (r *Run) trainTokenizer() ([]byte, error) {
+	specials := append(r.Cfg.Format.Tags(), eosToken)
+	var corpus []string
+	if r.Cfg.TokenizerMerges > 0 && r.Cfg.Task.Name == "arith" {
+		demos, err := r.demos(context.Background())
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range demos {
+			corpus = append(corpus, rollout.PromptText(d.Task)+d.Response())
+		}
+	}
+	isDigit := func(b byte) bool { return b >= '0' && b <= '9' }
+	return policy.TrainByteLevelBPE(corpus, r.Cfg.TokenizerMerges, isDigit, specials, eosToken)
+}
+
+func (r *Run) loadTokenizer(data []byte) error {
+	f, err := os.CreateTemp("", "tokenizer-*.json")
+	if err != nil {
+		return fmt.Errorf("trainer: tokenizer: %w", err)
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("trainer: tokenizer: %w", err)
+	}
+	f.Close()
+	tok, err := policy.LoadTokenizer(f.Name())
+	if err != nil {
+		return fmt.Errorf("trainer: tokenizer: %w", err)
+	}
+	r.Tok, r.TokJSON = tok, data
+	return nil
+}
+
+func (r *Run) setupModel() error {
+	if r.Cfg.Init != "" {
+		m, err := policy.LoadModel(r.Cfg.Init)
+		if err != nil {
+			return fmt.Errorf("trainer: init: %w", err)
+		}
+		if m.Config.VocabSize < r.Tok.VocabSize() {
+			return fmt.Errorf("trainer: init: model vocab_size %d is smaller than the tokenizer's %d", m.Config.VocabSize, r.Tok.VocabSize())
+		}
+		r.Model = m
+		return nil
+	}
+	mc := r.Cfg.Model
+	if mc.VocabSize == 0 {
+		mc.VocabSize = r.Tok.VocabSize()
+	}
+	if mc.VocabSize < r.Tok.VocabSize() {
+		return fmt.Errorf("trainer: model.vocab_size %d is smaller than the tokenizer's %d: set 0 to use the tokenizer's size", mc.VocabSize, r.Tok.VocabSize())
+	}
+	m, err := policy.New(mc, rand.New(rand.NewSource(r.Cfg.Seed)))
+	if err != nil {
+		return fmt.Errorf("trainer: model: %w", err)
+	}
+	r.Model = m
+	return nil
+}
+
+// engine returns a rollout engine over the run's model with the given
+// sampling settings.
+func (r *Run) engine(rc rollout.Config) *rollout.Engine {
+	return &rollout.Engine{
+		Policy: modelPolicy{r.Model}, Tokenizer: r.Tok, Tool: r.Tool,
+		Format: r.Cfg.Format, Config: rc,
+	}
+}
+
+// Train runs the whole job: warm start, GRPO, evaluations, checkpoints and
+// the summary, resuming from the run folder's latest checkpoint if any.
+func Train(ctx context.Context, cfg Config, out io.Writer) (*Summary, error) {
+	r, err := Setup(cfg, out)
+	if err != nil {
+		return nil, err
+	}
+	return r.Run(ctx)
+}
+
+// Run executes the job of Train on a prepared run.
+func (r *Run) Run(ctx context.Context) (*Summary, error) {
+	r.start = time.Now()
+	dir := r.Cfg.RunDir
+	if err := os.MkdirAll(filepath.Join(dir, "checkpoints"), 0o755); err != nil {
+		return nil, fmt.Errorf("trainer: run folder: %w", err)
+	}
+	resolved, err := r.Cfg.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	if err := atomicfile.WriteFile(filepath.Join(dir, "config.yaml"), resolved, 0o644); err != nil {
+		return nil, fmt.Errorf("trainer: %w", err)
+	}
+	st, err := r.resume()
+	if err != nil {
+		return nil, err
+	}
+	if st == nil {
+		if st, err = r.warmStart(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return r.grpo(ctx, st)
+}
+
+// ErrInterrupted reports a run stopped by its context; the latest
+// checkpoint resumes it.
+var ErrInterrupted = errors.New("trainer: interrupted")
+
+// PolicyOf adapts a model to the rollout engine.
+func PolicyOf(m *policy.Model) rollout.Policy { return modelPolicy{m} }

@@ -1,0 +1,185 @@
+package trainer
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/artist-rl/artist/policy"
+	"github.com/artist-rl/artist/rollout"
+)
+
+// grpoStep is one step of ARCHITECTURE.md's data flow: sample prompts, roll
+// out G trajectories each, score, compute group advantages, update.
+func (r *Run) grpoStep(ctx context.Context, step int, opt *AdamW, ref *policy.Model) (stepOutput, error) {
+	g := r.Cfg.GRPO
+	G := r.Cfg.Rollout.GroupSize
+	rng := stepRNG(r.Cfg.Seed, "grpo", step)
+	m := Metrics{}
+	start := time.Now()
+
+	t0 := time.Now()
+	tasks := r.Train.Sample(r.taskRNG("grpo", step), g.BatchSize)
+	trajs, err := r.engine(r.Cfg.Rollout).Run(ctx, tasks, rng)
+	if err != nil {
+		return stepOutput{}, fmt.Errorf("trainer: step %d: rollout: %w", step, err)
+	}
+	m["timing/rollout_s"] = time.Since(t0).Seconds()
+
+	t0 = time.Now()
+	rewards := make([]float64, len(trajs))
+	sums := map[string]float64{}
+	for i, t := range trajs {
+		total, parts := r.Reward.Score(t, t.Task)
+		rewards[i] = total
+		for k, v := range parts {
+			sums[k] += v
+		}
+	}
+	n := float64(len(trajs))
+	for k, v := range sums {
+		m["reward/"+k+"/mean"] = v / n
+	}
+	m["reward/mean"] = mean(rewards)
+	m["timing/reward_s"] = time.Since(t0).Seconds()
+
+	t0 = time.Now()
+	advFn, err := Advantage(g.Advantage)
+	if err != nil {
+		return stepOutput{}, err
+	}
+	adv, zeroGroups := advFn(rewards, G, 1e-6)
+	m["reward/frac_zero_std"] = float64(zeroGroups) / float64(len(tasks))
+	m["timing/advantage_s"] = time.Since(t0).Seconds()
+
+	t0 = time.Now()
+	up, err := r.update(trajs, adv, opt, ref, rng, step)
+	if err != nil {
+		return stepOutput{}, fmt.Errorf("trainer: step %d: update: %w", step, err)
+	}
+	for k, v := range up {
+		m[k] = v
+	}
+	m["timing/update_s"] = time.Since(t0).Seconds()
+
+	ro := r.score(trajs)
+	m["rollout/tool_calls/mean"] = ro.ToolCalls
+	m["rollout/tool_fail_frac"] = ro.ToolFailFrac
+	m["rollout/response_len/mean"] = ro.ResponseLen
+	m["rollout/truncated_frac"] = ro.TruncatedFrac
+	m["train/accuracy"] = ro.Accuracy
+	tokens := 0
+	for _, t := range trajs {
+		tokens += len(t.Tokens)
+	}
+	m["throughput/tokens_per_s"] = float64(tokens) / time.Since(start).Seconds()
+	return stepOutput{metrics: m, tokens: tokens, accuracy: ro.Accuracy}, nil
+}
+
+// update runs mu epochs of mini-batch updates on the step's trajectories.
+// Rollouts cut by the length budget are left out when mask_truncated is on.
+// The first mini-batch sees the weights that sampled, so its current
+// log-probs are the sampling-time ones; later ones are recomputed.
+func (r *Run) update(trajs []*rollout.Trajectory, adv []float64, opt *AdamW, ref *policy.Model, rng interface{ Perm(int) []int }, step int) (Metrics, error) {
+	g := r.Cfg.GRPO
+	var keep []int
+	for i, t := range trajs {
+		if g.MaskTruncated && t.Stop == rollout.StopLength {
+			continue
+		}
+		keep = append(keep, i)
+	}
+	m := Metrics{"lr": r.lr(step)}
+	if len(keep) == 0 {
+		return m, nil
+	}
+	seqs := make([][]int, len(trajs))
+	for _, i := range keep {
+		seqs[i] = trajs[i].Tokens
+	}
+	var refLogP [][]float32
+	if ref != nil {
+		refLogP = make([][]float32, len(trajs))
+		lp := ref.LogProbs(pick(seqs, keep))
+		for j, i := range keep {
+			refLogP[i] = lp[j]
+		}
+	}
+	lc := g.lossConfig(r.maxTokens())
+	fresh := true
+	var sum Metrics = Metrics{}
+	updates := 0
+	for epoch := 0; epoch < g.Epochs; epoch++ {
+		order := rng.Perm(len(keep))
+		for mb := 0; mb < g.MiniBatches; mb++ {
+			var idx []int
+			for j := mb; j < len(order); j += g.MiniBatches {
+				idx = append(idx, keep[order[j]])
+			}
+			if len(idx) == 0 {
+				continue
+			}
+			mbSeqs := pick(seqs, idx)
+			var cur [][]float32
+			if !fresh {
+				cur = r.Model.LogProbs(mbSeqs)
+			}
+			inputs := make([]SeqInput, len(idx))
+			for j, i := range idx {
+				t := trajs[i]
+				in := SeqInput{LogP: t.LogProbs, OldLogP: t.LogProbs, Mask: t.Mask, Adv: adv[i]}
+				if cur != nil {
+					in.LogP = cur[j]
+				}
+				if refLogP != nil {
+					in.RefLogP = refLogP[i]
+				}
+				inputs[j] = in
+			}
+			out := PolicyLoss(lc, inputs)
+			r.Model.ZeroGrad()
+			if _, err := r.Model.Backward(mbSeqs, out.Coef); err != nil {
+				return nil, err
+			}
+			gn := opt.Step(r.lr(step))
+			sum["loss/policy"] += out.PolicyLoss
+			sum["loss/kl"] += out.KL
+			sum["loss/total"] += out.Loss
+			sum["clip/frac"] += out.ClipFrac
+			if math.IsNaN(gn) {
+				sum["update/skipped"]++ // non-finite gradient: weights untouched
+			} else {
+				sum["grad/norm"] += gn
+			}
+			updates++
+			fresh = false
+		}
+	}
+	for k, v := range sum {
+		if k != "update/skipped" {
+			v /= float64(updates)
+		}
+		m[k] = v
+	}
+	return m, nil
+}
+
+func pick(seqs [][]int, idx []int) [][]int {
+	out := make([][]int, len(idx))
+	for j, i := range idx {
+		out[j] = seqs[i]
+	}
+	return out
+}
+
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}

@@ -1,0 +1,217 @@
+package trainer
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/envs/arith"
+	"github.com/artist-rl/artist/envs/sandbox"
+	"github.com/artist-rl/artist/internal/atomicfile"
+	"github.com/artist-rl/artist/rollout"
+)
+
+// Demo is one ART-style demonstration: a worked solution of a task, with
+// the tool result produced by really running the tool. Segments alternate
+// policy text (trained on) and tool output (masked).
+type Demo struct {
+	Task     envs.Task `json:"task"`
+	UsesTool bool      `json:"uses_tool"`
+	Segments []Segment `json:"segments"`
+}
+
+// Segment is a piece of a demonstration's response.
+type Segment struct {
+	Text string `json:"text"`
+	Tool bool   `json:"tool"` // tool output: loss mask 0
+}
+
+// Response joins the segments.
+func (d Demo) Response() string {
+	var b strings.Builder
+	for _, s := range d.Segments {
+		b.WriteString(s.Text)
+	}
+	return b.String()
+}
+
+// Demonstrations writes one worked solution per task. Each first states
+// its plan, the arithmetic to do, in the think block; where useTool[i] it
+// then runs that arithmetic as Go code in the tool (the real output is
+// recorded) and answers with the output, otherwise it answers directly. The demo tool is always a
+// working sandbox: the library stands for solutions written ahead of time.
+func Demonstrations(ctx context.Context, f rollout.Format, tasks []envs.Task, useTool []bool, tool envs.Tool) ([]Demo, error) {
+	demos := make([]Demo, len(tasks))
+	for i, t := range tasks {
+		d := Demo{Task: t, UsesTool: useTool[i]}
+		code, ok := arith.Reference(t)
+		if !ok {
+			return nil, fmt.Errorf("trainer: demonstrations: task %s has no reference solution", t.ID)
+		}
+		plan := block(f.Think, expression(code))
+		if !useTool[i] {
+			d.Segments = []Segment{{Text: plan + block(f.Answer, t.Answer)}}
+			demos[i] = d
+			continue
+		}
+		res := tool.Call(ctx, code)
+		if res.Status != envs.StatusOK {
+			return nil, fmt.Errorf("trainer: demonstrations: reference code of %s failed: %s", t.ID, res.Output)
+		}
+		d.Segments = []Segment{
+			{Text: plan + block(f.Code, code)},
+			{Text: rollout.ResultBlock(f, res.Output), Tool: true},
+			{Text: block(f.Answer, strings.TrimSpace(res.Output))},
+		}
+		demos[i] = d
+	}
+	return demos, nil
+}
+
+// expression is the arithmetic inside a reference snippet
+// "fmt.Println(EXPR)": what a worked solution writes down as its plan.
+func expression(code string) string {
+	e := strings.TrimPrefix(strings.TrimSpace(code), "fmt.Println(")
+	return strings.TrimSuffix(e, ")")
+}
+
+func block(tag, body string) string { return rollout.Open(tag) + body + rollout.Close(tag) }
+
+// demos draws the warm-start library from the training split, once.
+func (r *Run) demos(ctx context.Context) ([]Demo, error) {
+	if r.demoLib != nil {
+		return r.demoLib, nil
+	}
+	w := r.Cfg.WarmStart
+	rng := stepRNG(r.Cfg.Seed, "demos", 0)
+	tasks := r.Train.Sample(r.taskRNG("demos", 0), w.Demos)
+	useTool := make([]bool, len(tasks))
+	for i := range useTool {
+		useTool[i] = rng.Float64() < w.ToolFraction
+	}
+	sb, err := sandbox.New(sandbox.DefaultConfig())
+	if err != nil {
+		return nil, fmt.Errorf("trainer: demonstrations: %w", err)
+	}
+	demos, err := Demonstrations(ctx, r.Cfg.Format, tasks, useTool, sb)
+	if err != nil {
+		return nil, err
+	}
+	r.demoLib = demos
+	return demos, nil
+}
+
+// demoLibrary returns the library and saves it as demos.jsonl in the run
+// folder.
+func (r *Run) demoLibrary(ctx context.Context) ([]Demo, error) {
+	demos, err := r.demos(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	for _, d := range demos {
+		line, _ := json.Marshal(d)
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	if err := atomicfile.WriteFile(filepath.Join(r.Cfg.RunDir, "demos.jsonl"), []byte(b.String()), 0o644); err != nil {
+		return nil, fmt.Errorf("trainer: demonstrations: %w", err)
+	}
+	return demos, nil
+}
+
+// encodeDemo returns the tokens of prompt + response and the loss mask:
+// 1 on the policy's text, 0 on the prompt and on tool output.
+func (r *Run) encodeDemo(d Demo) ([]int, []uint8) {
+	var t rollout.Trajectory
+	t.Append(r.Tok.Encode(rollout.PromptText(d.Task)), 0, nil)
+	for _, s := range d.Segments {
+		m := uint8(1)
+		if s.Tool {
+			m = 0
+		}
+		t.Append(r.Tok.Encode(s.Text), m, nil)
+	}
+	return t.Tokens, t.Mask
+}
+
+// sftCoef returns dLoss/dlogp for the token-mean negative log-likelihood
+// over all mask-1 tokens of the batch: -1/n on them, 0 elsewhere.
+func sftCoef(masks [][]uint8) [][]float32 {
+	n := 0
+	for _, m := range masks {
+		for _, v := range m {
+			n += int(v)
+		}
+	}
+	coef := make([][]float32, len(masks))
+	for i, m := range masks {
+		coef[i] = make([]float32, len(m))
+		for t, v := range m {
+			if v == 1 && n > 0 {
+				coef[i][t] = -1 / float32(n)
+			}
+		}
+	}
+	return coef
+}
+
+// warmStart fine-tunes on the demonstration library, evaluates the result
+// and checkpoints it as step 0 (the frozen reference of the KL term).
+func (r *Run) warmStart(ctx context.Context) (*trainerState, error) {
+	w := r.Cfg.WarmStart
+	if w.Steps > 0 {
+		demos, err := r.demoLibrary(ctx)
+		if err != nil {
+			return nil, err
+		}
+		opt := NewAdamW(r.Model.Params, AdamWConfig{Beta1: 0.9, Beta2: 0.99, Eps: 1e-8, MaxGradNorm: 1})
+		warm := max(1, w.Steps/20)
+		for step := 1; step <= w.Steps; step++ {
+			if ctx.Err() != nil {
+				return nil, ErrInterrupted
+			}
+			rng := stepRNG(r.Cfg.Seed, "warmstart", step)
+			seqs := make([][]int, w.BatchSize)
+			masks := make([][]uint8, w.BatchSize)
+			for i := range seqs {
+				seqs[i], masks[i] = r.encodeDemo(demos[rng.Intn(len(demos))])
+			}
+			coef := sftCoef(masks)
+			r.Model.ZeroGrad()
+			logp, err := r.Model.Backward(seqs, coef)
+			if err != nil {
+				return nil, fmt.Errorf("trainer: warm start step %d: %w", step, err)
+			}
+			loss := weightedSum(coef, logp)
+			opt.Step(CosineLR(step, warm, w.Steps, w.LR, 0.1))
+			if step%25 == 0 || step == w.Steps {
+				fmt.Fprintf(r.out, "warmstart %d/%d loss %.4f elapsed %s\n", step, w.Steps, loss, r.elapsed())
+			}
+		}
+	}
+	ev, err := r.evalAndRecord(ctx, "warmstart")
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(r.out, "warmstart eval: accuracy %.3f tool calls %.2f (%d rollouts)\n", ev.Accuracy, ev.ToolCalls, ev.N)
+	st := &trainerState{Seed: r.Cfg.Seed, WarmStart: &ev, WallS: r.wall()}
+	if err := r.saveCheckpoint(st, nil); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// weightedSum is Σ coef·logp: the loss whose gradient Backward computed.
+func weightedSum(coef, logp [][]float32) float64 {
+	s := 0.0
+	for i := range coef {
+		for t := range coef[i] {
+			s += float64(coef[i][t]) * float64(logp[i][t])
+		}
+	}
+	return s
+}
