@@ -1,9 +1,26 @@
-// Package trainer trains a policy with GRPO (ARTIST, arXiv 2505.01441).
+// Package trainer trains a tool-using policy: a supervised warm start on
+// ART-style demonstrations, then GRPO (ARTIST, arXiv 2505.01441).
+//
+// A run (Train, or Setup then Run) follows ARCHITECTURE.md's data flow. The
+// warm start builds a library of worked solutions whose tool output comes
+// from really running the tool (Demonstrations), fine-tunes on it with the
+// tool output masked, evaluates the held-out split and checkpoints step 0.
+// Each GRPO step then samples prompts, rolls out G trajectories per prompt
+// (rollout.Engine), scores them (reward.Composite), computes group
+// advantages and updates the weights, with one timed phase each for
+// rollout, reward, advantage, update, eval and checkpoint; it writes one
+// metrics.jsonl record per step and a progress line. The run ends with a
+// final evaluation, summary.json and reward_curve.png.
 //
 // The GRPO maths are pure functions on slices: group-relative advantages
 // (GroupAdvantages, and the Advantage registry), and the clipped-surrogate
-// loss with its k3 KL penalty and gradient (PolicyLoss). AdamW updates the
-// model's parameters with global gradient-norm clipping, and CosineLR and
-// ConstantLR give learning-rate schedules. The training loop runs one timed
-// phase each for rollout, reward, advantage, update, eval and checkpoint.
+// loss with its k3 KL penalty and its gradient with respect to each token's
+// log-probability (PolicyLoss). The model back-propagates that gradient
+// (policy.Model.Backward), so tokens with loss mask 0 get exactly no
+// gradient. AdamW updates the weights with global gradient-norm clipping.
+//
+// Randomness: every phase step draws from a source derived from (seed,
+// phase, step), so the same config and seed give the same run, and a run
+// resumed from a checkpoint continues exactly as the uninterrupted run.
+// Checkpoints are written to a temporary folder and renamed into place.
 package trainer

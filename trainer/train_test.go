@@ -30,10 +30,10 @@ task:
   arith:
     eval_size: 8
 warmstart:
-  steps: 6
-  batch_size: 4
-  demos: 16
-  lr: 0.01
+  steps: 40
+  batch_size: 8
+  demos: 32
+  lr: 0.02
 grpo:
   steps: 4
   batch_size: 2
@@ -125,6 +125,15 @@ func TestShortRunMatchesGolden(t *testing.T) {
 				t.Errorf("%s step %d: %.6g, golden %.6g", name, i+1, g[i], w[i])
 			}
 		}
+	}
+	nonzero := 0
+	for i := range want.Policy {
+		if want.Policy[i] != 0 && want.Grad[i] != 0 {
+			nonzero++
+		}
+	}
+	if nonzero == 0 {
+		t.Fatal("the golden run has no non-zero loss: it tests nothing")
 	}
 	cmp("loss/policy", got.Policy, want.Policy)
 	cmp("reward/mean", got.Reward, want.Reward)
