@@ -52,10 +52,14 @@ func TestTrainEvalSample(t *testing.T) {
 			t.Errorf("train output lacks %q:\n%s", want, out)
 		}
 	}
+	type result struct {
+		Accuracy  *float64 `json:"accuracy"`
+		ToolCalls *float64 `json:"tool_calls"`
+	}
 	var sum struct {
-		WarmStart struct{ Accuracy, ToolCalls *float64 } `json:"warmstart"`
-		Final     struct{ Accuracy, ToolCalls *float64 } `json:"final"`
-		WallS     *float64                               `json:"wall_s"`
+		WarmStart result   `json:"warmstart"`
+		Final     result   `json:"final"`
+		WallS     *float64 `json:"wall_s"`
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
 	if err != nil {
