@@ -14,7 +14,9 @@
 //
 // Weights load and save as safetensors with HuggingFace tensor names next to
 // a config.json with HuggingFace keys, so a Qwen2 checkpoint directory is a
-// policy directory. Tokenizers load from tokenizer.json.
+// policy directory. Tokenizers load from tokenizer.json; Qwen2.5's encodes
+// exactly as its reference implementation does (tested on a corpus of over
+// 2,000 strings). ChatTemplate and ChatPrompt render Qwen2.5's chat format.
 //
 // Shape legend used in the model code:
 //

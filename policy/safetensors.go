@@ -301,10 +301,12 @@ func stHeader(tensors []NamedTensor) ([]byte, error) {
 // hfModelConfig is config.json as HuggingFace transformers writes it for
 // Qwen2: the Config keys plus what identifies the architecture.
 type hfModelConfig struct {
-	Architectures []string `json:"architectures"`
-	ModelType     string   `json:"model_type"`
-	HiddenAct     string   `json:"hidden_act"`
-	TorchDtype    string   `json:"torch_dtype"`
+	Architectures    []string        `json:"architectures"`
+	ModelType        string          `json:"model_type"`
+	HiddenAct        string          `json:"hidden_act"`
+	TorchDtype       string          `json:"torch_dtype"`
+	RopeScaling      json.RawMessage `json:"rope_scaling,omitempty"`
+	UseSlidingWindow bool            `json:"use_sliding_window,omitempty"`
 	Config
 }
 
@@ -376,7 +378,10 @@ func LoadModel(dir string) (*Model, error) {
 }
 
 // readModelConfig decodes config.json, filling keys a HuggingFace Qwen2
-// config may omit with Qwen2Config's defaults, and validates it.
+// config may omit with Qwen2Config's defaults, and validates it. Settings
+// that would change what the model computes and that it does not implement
+// (another model_type, rope_scaling, sliding-window attention) are errors
+// rather than silently ignored.
 func readModelConfig(path string) (Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -386,8 +391,15 @@ func readModelConfig(path string) (Config, error) {
 	if err := json.Unmarshal(data, &hf); err != nil {
 		return Config{}, fmt.Errorf("%s: %w", path, err)
 	}
-	if hf.HiddenAct != "" && hf.HiddenAct != "silu" {
+	switch {
+	case hf.ModelType != "" && hf.ModelType != "qwen2":
+		return Config{}, fmt.Errorf("%s: model_type %q is not supported: want qwen2", path, hf.ModelType)
+	case hf.HiddenAct != "" && hf.HiddenAct != "silu":
 		return Config{}, fmt.Errorf("%s: hidden_act %q is not supported: want silu", path, hf.HiddenAct)
+	case len(hf.RopeScaling) > 0 && string(hf.RopeScaling) != "null":
+		return Config{}, fmt.Errorf("%s: rope_scaling %s is not supported: remove it or set it to null (plain rotary positions)", path, hf.RopeScaling)
+	case hf.UseSlidingWindow:
+		return Config{}, fmt.Errorf("%s: use_sliding_window true is not supported: set it to false (full causal attention)", path)
 	}
 	cfg := hf.Config
 	if cfg.NumKeyValueHeads == 0 {

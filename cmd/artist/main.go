@@ -4,6 +4,7 @@
 //	artist train  -config FILE [-set key=value ...]
 //	artist eval   -checkpoint DIR [-n K] [-temperature T] [-limit N] [-set key=value ...]
 //	artist sample -checkpoint DIR [-n N] [-prompt TEXT] [-temperature T] [-seed S]
+//	artist tokenize -tokenizer FILE [-decode]
 package main
 
 import (
@@ -27,6 +28,7 @@ var commands = []command{
 	{"train", "train -config FILE [-set key=value ...]: warm start, then GRPO; resumes a run folder that holds a checkpoint", runTrain},
 	{"eval", "eval -checkpoint DIR [-n K] [-temperature T] [-limit N]: held-out accuracy and tool use of a checkpoint", runEval},
 	{"sample", "sample -checkpoint DIR [-n N] [-prompt TEXT]: print rollouts with the tool output marked", runSample},
+	{"tokenize", "tokenize -tokenizer FILE [-decode]: a JSON string per stdin line to a JSON array of ids per line, or the reverse", runTokenize},
 }
 
 // errUsage marks misuse; the message has been printed.
