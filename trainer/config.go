@@ -39,6 +39,8 @@ type Config struct {
 	Model policy.Config `yaml:"model"`
 	// Format names the rollout tags.
 	Format rollout.Format `yaml:"format"`
+	// Prompt renders a task as the text the policy continues.
+	Prompt PromptConfig `yaml:"prompt"`
 	// Task selects and configures the task family.
 	Task TaskConfig `yaml:"task"`
 	// Tool selects the code tool.
@@ -55,6 +57,17 @@ type Config struct {
 	Eval EvalConfig `yaml:"eval"`
 	// Checkpoint sets how often and how many checkpoints are kept.
 	Checkpoint CheckpointConfig `yaml:"checkpoint"`
+}
+
+// PromptConfig renders tasks for the policy.
+type PromptConfig struct {
+	// Template is "plain" (default: the question and a newline, for models
+	// trained from scratch) or "chat" (the Qwen2.5 chat template: a system
+	// turn, the question as the user turn, then the assistant turn opened).
+	Template string `yaml:"template"`
+	// System is the system turn of the chat template; empty uses Qwen's
+	// default. Write here how to use the tags and the code tool.
+	System string `yaml:"system"`
 }
 
 // TaskConfig selects the task family.
@@ -182,6 +195,7 @@ func DefaultConfig() Config {
 			RopeTheta: 10000, RMSNormEps: 1e-6, TieWordEmbeddings: true,
 		},
 		Format:    rollout.DefaultFormat(),
+		Prompt:    PromptConfig{Template: "plain"},
 		Task:      TaskConfig{Name: "arith", Arith: arith.DefaultConfig()},
 		Tool:      ToolConfig{Kind: "sandbox", Sandbox: sandbox.DefaultConfig()},
 		Rollout:   rc,
@@ -217,6 +231,9 @@ func (c *Config) Validate() error {
 	}
 	if err := c.Format.Validate(); err != nil {
 		return fmt.Errorf("config: format: %w", err)
+	}
+	if c.Prompt.Template != "plain" && c.Prompt.Template != "chat" {
+		return fmt.Errorf("config: prompt.template %q is unknown: use plain or chat", c.Prompt.Template)
 	}
 	if err := c.Task.validate(c.WarmStart.Steps); err != nil {
 		return err

@@ -34,7 +34,7 @@ func (r *Run) Evaluate(ctx context.Context, tasks []envs.Task, samples int, temp
 	rc := r.Cfg.Rollout
 	rc.GroupSize = samples
 	rc.Temperature = temperature
-	eng := r.engine(rc)
+	eng := r.Engine(rc)
 	rng := stepRNG(r.Cfg.Seed, "eval", 0)
 	var all []*rollout.Trajectory
 	for lo := 0; lo < len(tasks); lo += evalChunk {

@@ -187,13 +187,21 @@ func (r *Run) setupModel() error {
 	return nil
 }
 
-// engine returns a rollout engine over the run's model with the given
+// Engine returns a rollout engine over the run's model with the given
 // sampling settings.
-func (r *Run) engine(rc rollout.Config) *rollout.Engine {
+func (r *Run) Engine(rc rollout.Config) *rollout.Engine {
 	return &rollout.Engine{
 		Policy: modelPolicy{r.Model}, Tokenizer: r.Tok, Tool: r.Tool,
-		Format: r.Cfg.Format, Config: rc,
+		Format: r.Cfg.Format, Config: rc, Prompt: r.promptText,
 	}
+}
+
+// promptText renders a task with the configured template.
+func (r *Run) promptText(t envs.Task) string {
+	if r.Cfg.Prompt.Template == "chat" {
+		return policy.ChatPrompt(r.Cfg.Prompt.System, t.Prompt)
+	}
+	return rollout.PromptText(t)
 }
 
 // Train runs the whole job: warm start, GRPO, evaluations, checkpoints and

@@ -21,7 +21,7 @@ func (r *Run) grpoStep(ctx context.Context, step int, opt *AdamW, ref *policy.Mo
 
 	t0 := time.Now()
 	tasks := r.Train.Sample(r.taskRNG("grpo", step), g.BatchSize)
-	trajs, err := r.engine(r.Cfg.Rollout).Run(ctx, tasks, rng)
+	trajs, err := r.Engine(r.Cfg.Rollout).Run(ctx, tasks, rng)
 	if err != nil {
 		return stepOutput{}, fmt.Errorf("trainer: step %d: rollout: %w", step, err)
 	}

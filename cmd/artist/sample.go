@@ -38,8 +38,7 @@ func runSample(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	rc := r.Cfg.Rollout
 	rc.GroupSize, rc.Temperature = 1, *temp
-	eng := &rollout.Engine{Policy: trainer.PolicyOf(r.Model), Tokenizer: r.Tok, Tool: r.Tool, Format: r.Cfg.Format, Config: rc}
-	trajs, err := eng.Run(ctx, tasks, rand.New(rand.NewSource(*seed)))
+	trajs, err := r.Engine(rc).Run(ctx, tasks, rand.New(rand.NewSource(*seed)))
 	if err != nil {
 		return err
 	}
