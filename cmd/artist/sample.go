@@ -45,7 +45,7 @@ func runSample(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	for _, t := range trajs {
 		verdict := ""
 		if t.Task.Answer != "" {
-			verdict = fmt.Sprintf(" gold %s correct %v", t.Task.Answer, reward.Correct(t, t.Task, r.Cfg.Format))
+			verdict = fmt.Sprintf(", gold %s, correct %v", t.Task.Answer, reward.Correct(t, t.Task, r.Cfg.Format))
 		}
 		fmt.Fprintf(stdout, "=== %s (stop %s, %d tool calls%s)\n%s\n\n", t.Task.ID, t.Stop, len(t.Calls), verdict, rollout.Text(t, r.Tok, true))
 	}
