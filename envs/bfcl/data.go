@@ -1,0 +1,182 @@
+package bfcl
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Categories are the four multi-turn categories, in report order.
+var Categories = []string{"base", "miss_func", "miss_param", "long_context"}
+
+// Data holds the reference tables and the long-context extensions.
+type Data struct {
+	Dir    string
+	tables *Dict
+	ext    *Dict
+}
+
+// Message is one chat message of a question.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+// Entry is one test entry with its ground truth.
+type Entry struct {
+	ID              string
+	Category        string
+	Question        [][]Message // one list per turn; empty for turns without a user message
+	InitialConfig   *Dict
+	InvolvedClasses []string
+	MissedFunction  map[int][]string // turn -> functions withheld until that turn
+	GroundTruth     [][]string       // one list of call strings per turn
+}
+
+// LongContext reports whether the entry's instances load the extensions.
+func (e *Entry) LongContext() bool { return e.Category == "long_context" }
+
+// Load reads the tables and extensions under dir.
+func Load(dir string) (*Data, error) {
+	d := &Data{Dir: dir}
+	for _, f := range []struct {
+		name string
+		dst  **Dict
+	}{{"reference_tables.json", &d.tables}, {"long_context_extensions.json", &d.ext}} {
+		b, err := os.ReadFile(filepath.Join(dir, f.name))
+		if err != nil {
+			return nil, fmt.Errorf("bfcl: %w", err)
+		}
+		v, err := DecodeJSON(b)
+		if err != nil {
+			return nil, fmt.Errorf("bfcl: %s: %w", f.name, err)
+		}
+		dd, ok := v.(*Dict)
+		if !ok {
+			return nil, fmt.Errorf("bfcl: %s: not an object", f.name)
+		}
+		*f.dst = dd
+	}
+	return d, nil
+}
+
+func (d *Data) table(name string) any {
+	v, ok := d.tables.Get(name)
+	if !ok {
+		panic("bfcl: missing table " + name)
+	}
+	return v
+}
+
+func (d *Data) extension(name string) any {
+	v, ok := d.ext.Get(name)
+	if !ok {
+		panic("bfcl: missing extension " + name)
+	}
+	return v
+}
+
+func (d *Data) defaults(class string) *Dict {
+	v, _ := d.table("empty_config_state").(*Dict).Get(class)
+	return v.(*Dict)
+}
+
+// Entries reads a category's entries and their ground truth.
+func (d *Data) Entries(category string) ([]Entry, error) {
+	qs, err := readLines(filepath.Join(d.Dir, "BFCL_v3_multi_turn_"+category+".json"))
+	if err != nil {
+		return nil, err
+	}
+	gts, err := readLines(filepath.Join(d.Dir, "possible_answer", "BFCL_v3_multi_turn_"+category+".json"))
+	if err != nil {
+		return nil, err
+	}
+	gtByID := map[string]*Dict{}
+	for _, g := range gts {
+		gtByID[g.Str("id")] = g
+	}
+	out := make([]Entry, 0, len(qs))
+	for _, q := range qs {
+		e, err := entryFrom(q, category)
+		if err != nil {
+			return nil, err
+		}
+		g, ok := gtByID[e.ID]
+		if !ok {
+			return nil, fmt.Errorf("bfcl: %s: no ground truth", e.ID)
+		}
+		gt, _ := g.Get("ground_truth")
+		for _, turn := range gt.([]any) {
+			var calls []string
+			for _, c := range turn.([]any) {
+				calls = append(calls, c.(string))
+			}
+			e.GroundTruth = append(e.GroundTruth, calls)
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+func entryFrom(q *Dict, category string) (Entry, error) {
+	e := Entry{ID: q.Str("id"), Category: category, MissedFunction: map[int][]string{}}
+	if v, ok := q.Get("initial_config"); ok {
+		e.InitialConfig, _ = v.(*Dict)
+	}
+	ic, _ := q.Get("involved_classes")
+	for _, c := range ic.([]any) {
+		e.InvolvedClasses = append(e.InvolvedClasses, c.(string))
+	}
+	qv, _ := q.Get("question")
+	for _, turn := range qv.([]any) {
+		var msgs []Message
+		for _, m := range turn.([]any) {
+			md := m.(*Dict)
+			msgs = append(msgs, Message{Role: md.Str("role"), Content: md.Str("content")})
+		}
+		e.Question = append(e.Question, msgs)
+	}
+	if mf, ok := q.Get("missed_function"); ok {
+		for _, k := range mf.(*Dict).Keys() {
+			t, err := strconv.Atoi(k.(string))
+			if err != nil {
+				return e, fmt.Errorf("bfcl: %s: bad missed_function turn %q", e.ID, k)
+			}
+			fs, _ := mf.(*Dict).Get(k)
+			for _, f := range fs.([]any) {
+				e.MissedFunction[t] = append(e.MissedFunction[t], f.(string))
+			}
+		}
+	}
+	return e, nil
+}
+
+func readLines(path string) ([]*Dict, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("bfcl: %w", err)
+	}
+	var out []*Dict
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		v, err := DecodeJSON([]byte(line))
+		if err != nil {
+			return nil, fmt.Errorf("bfcl: %s: %w", filepath.Base(path), err)
+		}
+		d, ok := v.(*Dict)
+		if !ok {
+			return nil, fmt.Errorf("bfcl: %s: line is not an object", filepath.Base(path))
+		}
+		out = append(out, d)
+	}
+	return out, sc.Err()
+}
