@@ -16,7 +16,8 @@
 // NewComposite; it returns the weighted total and each component on its own
 // for logging.
 //
-// The grader (Extract, Equal) finds the last answer block, or else the last
-// \boxed{...}, and compares answers after LaTeX normalisation, numerically
-// for integers, decimals and fractions (exactly, with math/big).
+// The grader (Extract, Equal) finds the last answer block, boxed answer or
+// "the answer is" phrase, and compares answers after LaTeX normalisation as
+// exact numbers, percentages, tuples, intervals, sets, matrices, equations
+// or expressions evaluated at fixed points, within a fixed work budget.
 package reward

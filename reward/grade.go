@@ -1,10 +1,7 @@
 package reward
 
 import (
-	"math/big"
-	"regexp"
 	"strings"
-	"unicode"
 
 	"github.com/artist-rl/artist/rollout"
 )
@@ -13,21 +10,36 @@ import (
 // answers are never equal to anything. It bounds the grader's time.
 const MaxAnswerLen = 4096
 
-// Extract returns the final answer written in response: the content of the
-// last complete answer block (an opening answer tag followed by a closing
-// one), trimmed of surrounding space. Without any complete answer block it
-// falls back to the content of the last \boxed{...} whose braces balance.
+// Extract returns the final answer written in response, trimmed of
+// surrounding space. In order of preference:
+//
+//   - the last complete answer block (an opening answer tag followed by a
+//     closing one); within it, the last boxed answer or the phrase after
+//     "answer is" when there is one, else the whole block;
+//   - the last boxed answer: \boxed{...} or \fbox{...} whose braces
+//     balance, or \boxed followed by a space and one token (\boxed 5);
+//   - the text after the last "answer is" (any case): a $...$ span if one
+//     starts there, else the rest of the line up to a full stop, without
+//     Markdown bold stars.
+//
 // Text inside complete output blocks is ignored: the tool wrote it, not the
-// policy. ok is false when neither an answer block nor a boxed answer exists.
+// policy. ok is false when none of these exists. Extract takes time linear
+// in len(response) and never panics.
 func Extract(response string, f rollout.Format) (answer string, ok bool) {
 	text := dropBlocks(response, rollout.Open(f.Output), rollout.Close(f.Output))
 	if s, ok := lastBlock(text, rollout.Open(f.Answer), rollout.Close(f.Answer)); ok {
+		if b, ok := lastBoxed(s); ok {
+			return strings.TrimSpace(b), true
+		}
+		if a, ok := answerIs(s); ok {
+			return a, true
+		}
 		return strings.TrimSpace(s), true
 	}
 	if s, ok := lastBoxed(text); ok {
 		return strings.TrimSpace(s), true
 	}
-	return "", false
+	return answerIs(text)
 }
 
 // lastBlock returns the content of the last complete open…close block.
@@ -84,41 +96,159 @@ func matchBraces(s string) []int {
 	return match
 }
 
-// lastBoxed returns the content of the last \boxed{...} whose opening brace
-// is matched.
+// boxCommands mark a boxed answer.
+var boxCommands = []string{`\boxed`, `\fbox`}
+
+// lastBoxed returns the content of the last boxed answer: a box command
+// followed, after optional spaces, by a group whose opening brace is
+// matched, or by at least one space and a token that runs to the next
+// space or dollar sign.
 func lastBoxed(s string) (string, bool) {
-	const cmd = `\boxed{`
-	if !strings.Contains(s, cmd) {
+	var starts []int // ends of box commands, in order
+	for i := strings.IndexByte(s, '\\'); i >= 0; {
+		for _, c := range boxCommands {
+			if strings.HasPrefix(s[i:], c) {
+				starts = append(starts, i+len(c))
+				break
+			}
+		}
+		j := strings.IndexByte(s[i+1:], '\\')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	var match []int
+	for k := len(starts) - 1; k >= 0; k-- {
+		at := starts[k]
+		i := at
+		for i < len(s) && s[i] == ' ' {
+			i++
+		}
+		switch {
+		case i < len(s) && s[i] == '{':
+			c := -1
+			if k == len(starts)-1 {
+				c = closingBrace(s, i) // usually near the end: no need to match every brace
+			} else {
+				if match == nil {
+					match = matchBraces(s)
+				}
+				c = match[i]
+			}
+			if c >= 0 {
+				return s[i+1 : c], true
+			}
+		case i > at && i < len(s):
+			j := i
+			for j < len(s) && s[j] != ' ' && s[j] != '\n' && s[j] != '\t' && s[j] != '$' {
+				j++
+			}
+			if j > i {
+				return s[i:j], true
+			}
+		}
+	}
+	return "", false
+}
+
+// answerIs returns the answer stated after the last "answer is" in s: a
+// $…$ span if one follows, else the rest of the line up to a full stop
+// followed by a space; Markdown bold stars around it go.
+func answerIs(s string) (string, bool) {
+	i := lastIndexFold(s, "answer is")
+	if i < 0 {
 		return "", false
 	}
-	match := matchBraces(s)
-	for end := len(s); ; {
-		i := strings.LastIndex(s[:end], cmd)
-		if i < 0 {
-			return "", false
+	rest := strings.TrimLeft(s[i+len("answer is"):], " \t:")
+	if strings.HasPrefix(rest, "$") {
+		delim := "$"
+		if strings.HasPrefix(rest, "$$") {
+			delim = "$$"
 		}
-		open := i + len(cmd) - 1
-		if close := match[open]; close >= 0 {
-			return s[open+1 : close], true
+		if end := strings.Index(rest[len(delim):], delim); end >= 0 {
+			rest = rest[len(delim) : len(delim)+end]
 		}
-		end = i
 	}
+	if end := strings.IndexByte(rest, '\n'); end >= 0 {
+		rest = rest[:end]
+	}
+	if end := strings.Index(rest, ". "); end >= 0 {
+		rest = rest[:end]
+	}
+	rest = strings.Trim(strings.TrimRight(strings.TrimSpace(rest), "."), " *") // **bold**
+	return rest, rest != ""
+}
+
+// lastIndexFold is strings.LastIndex ignoring ASCII case; sub is lower
+// case.
+func lastIndexFold(s, sub string) int {
+	for i := len(s) - len(sub); i >= 0; i-- {
+		if s[i]|0x20 == sub[0] && asciiLowerHasPrefix(s[i:], sub) {
+			return i
+		}
+	}
+	return -1
+}
+
+func asciiLowerHasPrefix(s, lower string) bool {
+	for j := 0; j < len(lower); j++ {
+		c := s[j]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[j] {
+			return false
+		}
+	}
+	return true
 }
 
 // Equal reports whether pred and gold are the same answer under math
-// equivalence. Both are first normalised: surrounding space, math
-// delimiters ($…$, $$…$$, \(…\), \[…\]) and a \boxed{} around the whole
-// answer are removed, \text{x} (and \textbf, \textrm, \mathrm, \mathbf,
-// \mbox) becomes x, \dfrac and \tfrac become \frac, LaTeX spacing
-// commands, all whitespace and trailing periods go. Then two answers are
-// equal when their normalised strings are, or when both are numbers of the
-// same exact value: integers, decimals, numbers with thousands separators
-// ("1,234"), fractions a/b and \frac{a}{b}, each with an optional sign.
-// Percentages, units, intervals and expressions are not interpreted.
+// equivalence. Both are normalised first (see normalize): math delimiters,
+// dollar signs, a \boxed{} or \fbox{} around the whole answer, \text{} and
+// similar wrappers, LaTeX spacing, \left and \right, degree signs, units
+// (a trailing \text{...} after a number, or a known unit word), a base
+// subscript (204_5 is 204) and trailing full stops go; \dfrac and \tfrac
+// are \frac; whitespace goes. Equal normalised strings are equal. Otherwise
+// both are read as structured answers and compared by these rules:
+//
+//   - numbers are exact rationals: integers, decimals, thousands separators
+//     (1,234), fractions a/b, \frac{a}{b}, \frac12, mixed numbers
+//     (1\frac{1}{2}); 0.333 is not 1/3;
+//   - a percentage p% equals p% and, against a plain number, both p and
+//     p/100 (so 50\% equals 50 and 0.5, while 50 and 0.5 differ);
+//   - other expressions (roots, \pi, e, i, trigonometric and logarithmic
+//     functions, factorials, binomials, floors, absolute values, variables)
+//     are equal exactly when both evaluate over the rationals, else when
+//     they agree within a relative 1e-9 over the complex numbers, once for
+//     constants and at eight fixed random points for variables (\sqrt{12}
+//     equals 2\sqrt{3}, x^2-1 equals (x-1)(x+1)); the points are positive,
+//     so identities that need a sign (\sqrt{x^2} = x) are accepted, and
+//     degrees are dropped before any function sees them (\sin 30^\circ is
+//     the sine of 30 radians);
+//   - v = x (v a variable or f(x)) is the value x, so x = 5 equals 5, but
+//     two named values of different names differ; v \in S is S;
+//   - other equations are equal when their sides' differences are
+//     proportional (x+y=1 equals 2x+2y=2);
+//   - tuples and intervals compare item by item and must have the same
+//     brackets: (1,2] is not (1,2); a single parenthesised item is that
+//     item;
+//   - comma-separated lists and \{...\} are unordered sets of solutions,
+//     a \pm b is the pair {a+b, a-b}, and unions of intervals are
+//     unordered;
+//   - matrices compare cell by cell; a one-column or one-row matrix equals
+//     the tuple of its cells;
+//   - ∞ equals only ∞ of the same sign;
+//   - anything else is text, equal when the strings are, ignoring ASCII
+//     case.
 //
 // An answer that normalises to the empty string, or is longer than
-// MaxAnswerLen, is never equal. Equal is symmetric, takes time at most
-// quadratic in MaxAnswerLen, and never panics.
+// MaxAnswerLen, is never equal. Equal is symmetric, deterministic and safe
+// for concurrent use; it never panics. Its time is bounded: one comparison
+// spends at most stepBudget steps of work and answers false when they run
+// out (about 10 ms at worst on answers of MaxAnswerLen bytes built to be
+// slow, tens of microseconds on benchmark answers).
 func Equal(pred, gold string) bool {
 	if len(pred) > MaxAnswerLen || len(gold) > MaxAnswerLen {
 		return false
@@ -127,195 +257,12 @@ func Equal(pred, gold string) bool {
 	if p == "" || g == "" {
 		return false
 	}
-	for _, eq := range equivalences {
-		if eq(p, g) {
-			return true
-		}
+	if p == g {
+		return true
 	}
-	return false
-}
-
-// equivalences are tried in order on normalised answers; each must be
-// symmetric. Add richer checks (intervals, tuples, symbolic) here.
-var equivalences = []func(p, g string) bool{
-	func(p, g string) bool { return p == g },
-	sameNumber,
-}
-
-// normalizers rewrite an answer towards a canonical spelling. normalize
-// applies them in order until nothing changes. Each must be total on any
-// string and either return its input unchanged or a strictly shorter
-// string, so that normalize ends after at most len(s) passes.
-var normalizers = []func(string) string{
-	strings.TrimSpace,
-	stripDelimiters,
-	unwrapWhole(`\boxed`),
-	unwrapAll(`\text`, `\textbf`, `\textrm`, `\mathrm`, `\mathbf`, `\mbox`),
-	strings.NewReplacer(`\dfrac`, `\frac`, `\tfrac`, `\frac`, `{,}`, `,`,
-		`\!`, ``, `\,`, ``, `\;`, ``, `\:`, ``).Replace,
-	removeSpace,
-	trimPeriod,
-}
-
-// normalize returns the canonical spelling of an answer; it is idempotent.
-func normalize(s string) string {
-	for {
-		prev := s
-		for _, n := range normalizers {
-			s = n(s)
-		}
-		if s == prev {
-			return s
-		}
+	if p > g { // the same work in either argument order: symmetric by construction
+		p, g = g, p
 	}
-}
-
-// stripDelimiters removes math-mode delimiters around the whole answer:
-// $$…$$, $…$, \(…\) or \[…\], as many layers as there are.
-func stripDelimiters(s string) string {
-	for {
-		prev := s
-		for _, d := range [][2]string{{"$$", "$$"}, {"$", "$"}, {`\(`, `\)`}, {`\[`, `\]`}} {
-			if len(s) >= len(d[0])+len(d[1]) && strings.HasPrefix(s, d[0]) && strings.HasSuffix(s, d[1]) {
-				s = s[len(d[0]) : len(s)-len(d[1])]
-				break
-			}
-		}
-		if s == prev {
-			return s
-		}
-	}
-}
-
-// unwrapWhole returns a normalizer that replaces cmd{x} by x, as many
-// layers as there are, while it spans the whole answer.
-func unwrapWhole(cmd string) func(string) string {
-	return func(s string) string {
-		if !strings.HasPrefix(s, cmd+"{") {
-			return s
-		}
-		match := matchBraces(s) // indices into s; the window [lo, hi) shrinks
-		lo, hi := 0, len(s)
-		for strings.HasPrefix(s[lo:hi], cmd+"{") {
-			open := lo + len(cmd)
-			if match[open] != hi-1 {
-				break
-			}
-			lo, hi = open+1, hi-1
-		}
-		return s[lo:hi]
-	}
-}
-
-// unwrapAll returns a normalizer that replaces every cmd{x} by x for each
-// of cmds, wherever it occurs, nested ones included. Unbalanced
-// occurrences are left alone.
-func unwrapAll(cmds ...string) func(string) string {
-	return func(s string) string {
-		if !strings.Contains(s, "{") {
-			return s
-		}
-		match := matchBraces(s)
-		drop := map[int]bool{} // closing braces of unwrapped commands
-		var b strings.Builder
-		for i := 0; i < len(s); {
-			if drop[i] {
-				i++
-				continue
-			}
-			if cmd := commandAt(s, i, cmds); cmd != "" {
-				if close := match[i+len(cmd)]; close >= 0 {
-					drop[close] = true
-					i += len(cmd) + 1
-					continue
-				}
-			}
-			b.WriteByte(s[i])
-			i++
-		}
-		return b.String()
-	}
-}
-
-// commandAt returns the longest cmd in cmds such that s[i:] starts with
-// cmd followed by '{', or "".
-func commandAt(s string, i int, cmds []string) string {
-	if s[i] != '\\' {
-		return ""
-	}
-	best := ""
-	for _, c := range cmds {
-		if len(c) > len(best) && strings.HasPrefix(s[i:], c+"{") {
-			best = c
-		}
-	}
-	return best
-}
-
-func removeSpace(s string) string {
-	if !strings.ContainsFunc(s, unicode.IsSpace) {
-		return s
-	}
-	return strings.Join(strings.FieldsFunc(s, unicode.IsSpace), "")
-}
-
-func trimPeriod(s string) string { return strings.TrimRight(s, ".") }
-
-var (
-	numeralRe   = regexp.MustCompile(`^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$`)
-	thousandsRe = regexp.MustCompile(`^[+-]?\d{1,3}(?:,\d{3})+(?:\.\d*)?$`)
-	fracRe      = regexp.MustCompile(`^([+-]?)\\frac(?:\{([^{}]*)\}\{([^{}]*)\}|(\d)(\d))$`)
-)
-
-// sameNumber reports whether p and g are both numbers with the same exact
-// value.
-func sameNumber(p, g string) bool {
-	x, ok := parseNumber(p)
-	if !ok {
-		return false
-	}
-	y, ok := parseNumber(g)
-	return ok && x.Cmp(y) == 0
-}
-
-// parseNumber reads an integer, a decimal (exactly), a number with
-// thousands separators, a fraction a/b or a \frac{a}{b} (\frac12 too), each
-// with an optional sign, where a and b are integers or decimals.
-func parseNumber(s string) (*big.Rat, bool) {
-	if m := fracRe.FindStringSubmatch(s); m != nil {
-		num, den := m[2], m[3]
-		if m[4] != "" {
-			num, den = m[4], m[5]
-		}
-		return ratio(m[1]+num, den)
-	}
-	if i := strings.IndexByte(s, '/'); i >= 0 {
-		return ratio(s[:i], s[i+1:])
-	}
-	return parseNumeral(s)
-}
-
-func ratio(num, den string) (*big.Rat, bool) {
-	a, ok := parseNumeral(num)
-	if !ok {
-		return nil, false
-	}
-	b, ok := parseNumeral(den)
-	if !ok || b.Sign() == 0 {
-		return nil, false
-	}
-	return a.Quo(a, b), true
-}
-
-// parseNumeral reads a signed integer or decimal, with optional thousands
-// separators, exactly.
-func parseNumeral(s string) (*big.Rat, bool) {
-	if thousandsRe.MatchString(s) {
-		s = strings.ReplaceAll(s, ",", "")
-	}
-	if !numeralRe.MatchString(s) {
-		return nil, false
-	}
-	r, ok := new(big.Rat).SetString(strings.TrimSuffix(s, "."))
-	return r, ok
+	b := &budget{left: stepBudget}
+	return same(parseValue(p, b, 0), parseValue(g, b, 0), b)
 }

@@ -1,0 +1,303 @@
+package reward
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// normalizers rewrite an answer towards a canonical spelling. normalize
+// applies them in order until nothing changes. Each must be total on any
+// string and either return its input unchanged or a strictly shorter
+// string, so that normalize ends after at most len(s) passes.
+var normalizers = []func(string) string{
+	strings.TrimSpace,
+	stripDelimiters,
+	symbols.Replace,
+	replaceCommands,
+	unwrapWhole(`\boxed`),
+	unwrapWhole(`\fbox`),
+	dropTrailingText,
+	unwrapAll(`\text`, `\textbf`, `\textrm`, `\textit`, `\textsf`, `\texttt`, `\textnormal`,
+		`\mathrm`, `\mathbf`, `\mathit`, `\mathsf`, `\mbox`, `\emph`, `\hbox`, `\operatorname`),
+	removeSpace,
+	trimPeriod,
+	dropUnitWord,
+	dropBase,
+}
+
+// normalize returns the canonical spelling of an answer; it is idempotent.
+func normalize(s string) string {
+	for {
+		prev := s
+		for _, n := range normalizers {
+			s = n(s)
+		}
+		if s == prev {
+			return s
+		}
+	}
+}
+
+// symbols maps spellings that are not commands to shorter canonical ones:
+// dollar signs go (math delimiters and currency alike), LaTeX spacing and
+// degree signs go, {,} is a thousands comma, and a few Unicode operators
+// become ASCII. Earlier pairs win at a position.
+var symbols = strings.NewReplacer(
+	`\\`, `\\`, `\{`, `\{`, `\}`, `\}`, // escapes are kept whole: \\ is a row break, not \ then a space
+	`\$`, ``, `$`, ``, `{,}`, `,`, `\!`, ``, `\,`, ``, `\;`, ``, `\:`, ``, `\ `, ``, `~`, ``,
+	`^\circ`, ``, `^{\circ}`, ``, `^{\circ }`, ``, `°`, ``, `\%`, `%`,
+	`−`, `-`, `×`, `*`, `·`, `*`, `÷`, `/`, `≤`, `<=`, `≥`, `>=`, `≠`, `!=`,
+	`\left.`, ``, `\right.`, ``, `^{}`, ``, `\infinity`, `∞`, `infinity`, `∞`, `Infinity`, `∞`,
+)
+
+// commands maps whole command names (a backslash and letters, not followed
+// by another letter) to shorter canonical spellings.
+var commands = map[string]string{
+	"dfrac": `\frac`, "tfrac": `\frac`, "cfrac": `\frac`, "dbinom": `\binom`, "tbinom": `\binom`,
+	"left": "", "right": "", "bigl": "", "bigr": "", "Bigl": "", "Bigr": "", "big": "", "Big": "",
+	"displaystyle": "", "quad": "", "qquad": "", "degree": "", "circ": "",
+	"pi": "π", "infty": "∞", "cdot": "*", "times": "*", "ast": "*", "div": "/", "pm": "±",
+	"cup": "∪", "geq": ">=", "ge": ">=", "geqslant": ">=", "leq": "<=", "le": "<=", "leqslant": "<=",
+	"neq": "!=", "ne": "!=", "lbrace": `\{`, "rbrace": `\}`, "langle": "(", "rangle": ")",
+	"lvert": "|", "rvert": "|", "vert": "|", "lt": "<", "gt": ">",
+	"varpi": "π",
+}
+
+// replaceCommands rewrites the commands of the commands table.
+func replaceCommands(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	changed := false
+	for i := 0; i < len(s); {
+		name := commandName(s[i:])
+		if name == "" {
+			b.WriteByte(s[i])
+			i++
+			if i < len(s) && s[i-1] == '\\' { // an escaped character
+				b.WriteByte(s[i])
+				i++
+			}
+			continue
+		}
+		if to, ok := commands[name]; ok {
+			b.WriteString(to)
+			changed = true
+		} else {
+			b.WriteString(s[i : i+1+len(name)])
+		}
+		i += 1 + len(name)
+	}
+	if !changed {
+		return s
+	}
+	return b.String()
+}
+
+// stripDelimiters removes math-mode delimiters around the whole answer:
+// \(…\) or \[…\], as many layers as there are.
+func stripDelimiters(s string) string {
+	for {
+		prev := s
+		for _, d := range [][2]string{{`\(`, `\)`}, {`\[`, `\]`}} {
+			if len(s) >= len(d[0])+len(d[1]) && strings.HasPrefix(s, d[0]) && strings.HasSuffix(s, d[1]) {
+				s = s[len(d[0]) : len(s)-len(d[1])]
+				break
+			}
+		}
+		if s == prev {
+			return s
+		}
+	}
+}
+
+// unwrapWhole returns a normalizer that replaces cmd{x} by x, as many
+// layers as there are, while it spans the whole answer.
+func unwrapWhole(cmd string) func(string) string {
+	return func(s string) string {
+		if !strings.HasPrefix(s, cmd+"{") {
+			return s
+		}
+		match := matchBraces(s) // indices into s; the window [lo, hi) shrinks
+		lo, hi := 0, len(s)
+		for strings.HasPrefix(s[lo:hi], cmd+"{") {
+			open := lo + len(cmd)
+			if match[open] != hi-1 {
+				break
+			}
+			lo, hi = open+1, hi-1
+		}
+		return s[lo:hi]
+	}
+}
+
+// unitCommands may hold a unit after a number: 5\text{ cm}, 15\mbox{ cm}^2.
+var unitCommands = []string{`\text`, `\mbox`, `\mathrm`, `\textrm`, `\textnormal`}
+
+// dropTrailingText removes a text command at the end of an answer, with an
+// optional square or cube, when something that is not a subscript or
+// superscript comes before it: the text is a unit (5\text{ cm}).
+func dropTrailingText(s string) string {
+	body := s
+	for _, p := range []string{"^2", "^3", "^{2}", "^{3}"} {
+		if strings.HasSuffix(body, p) {
+			body = body[:len(body)-len(p)]
+			break
+		}
+	}
+	if !strings.HasSuffix(body, "}") {
+		return s
+	}
+	open := strings.LastIndexByte(body, '{')
+	if open < 0 || strings.ContainsRune(body[open+1:len(body)-1], '}') {
+		return s
+	}
+	for _, cmd := range unitCommands {
+		if strings.HasSuffix(body[:open], cmd) {
+			head := strings.TrimRightFunc(body[:open-len(cmd)], unicode.IsSpace)
+			if head == "" || strings.HasSuffix(head, "_") || strings.HasSuffix(head, "^") ||
+				strings.HasSuffix(head, "{") || strings.HasSuffix(head, `\`) {
+				return s
+			}
+			return head
+		}
+	}
+	return s
+}
+
+// unwrapAll returns a normalizer that replaces every cmd{x} by x for each
+// of cmds, wherever it occurs, nested ones included. Unbalanced
+// occurrences are left alone.
+func unwrapAll(cmds ...string) func(string) string {
+	return func(s string) string {
+		if !strings.Contains(s, "{") {
+			return s
+		}
+		match := matchBraces(s)
+		drop := map[int]bool{} // closing braces of unwrapped commands
+		var b strings.Builder
+		for i := 0; i < len(s); {
+			if drop[i] {
+				i++
+				continue
+			}
+			if cmd := commandAt(s, i, cmds); cmd != "" {
+				if close := match[i+len(cmd)]; close >= 0 {
+					drop[close] = true
+					i += len(cmd) + 1
+					continue
+				}
+			}
+			b.WriteByte(s[i])
+			i++
+		}
+		return b.String()
+	}
+}
+
+// commandAt returns the longest cmd in cmds such that s[i:] starts with
+// cmd followed by '{', or "".
+func commandAt(s string, i int, cmds []string) string {
+	if s[i] != '\\' {
+		return ""
+	}
+	best := ""
+	for _, c := range cmds {
+		if len(c) > len(best) && strings.HasPrefix(s[i:], c+"{") {
+			best = c
+		}
+	}
+	return best
+}
+
+// removeSpace deletes whitespace, except that one whitespace character
+// stays between a command name and a letter (\cot x is not \cotx).
+func removeSpace(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsSpace) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if !unicode.IsSpace(r) {
+			b.WriteString(s[i : i+n])
+			i += n
+			continue
+		}
+		j := i + n
+		for j < len(s) {
+			r2, n2 := utf8.DecodeRuneInString(s[j:])
+			if !unicode.IsSpace(r2) {
+				break
+			}
+			j += n2
+		}
+		if j < len(s) && isLetter(s[j]) && endsWithCommand(s[:i]) {
+			b.WriteString(s[i : i+n])
+		}
+		i = j
+	}
+	return b.String()
+}
+
+// endsWithCommand reports whether s ends with a backslash and letters.
+func endsWithCommand(s string) bool {
+	i := len(s)
+	for i > 0 && isLetter(s[i-1]) {
+		i--
+	}
+	return i < len(s) && i > 0 && s[i-1] == '\\'
+}
+
+func trimPeriod(s string) string { return strings.TrimRight(s, ".") }
+
+// units are the unit words dropped after a number. Single letters are not
+// among them: they are variables (6m is not 6 metres).
+var units = func() map[string]bool {
+	m := map[string]bool{}
+	for _, u := range strings.Fields(`cm mm km meter meters metre metres inch inches feet foot ft
+		yard yards yd mile miles unit units degree degrees deg cent cents dollar dollars second seconds
+		sec minute minutes min hour hours hr hrs day days week weeks month months year years mph kg
+		gram grams pound pounds lb lbs ounce ounces oz liter liters litre litres ml people person persons
+		student students ways point points`) {
+		m[u] = true
+	}
+	return m
+}()
+
+// dropUnitWord removes a unit word, optionally squared or cubed, after a
+// number (a digit, a closing brace or a decimal point): 20cm, 15ft^2.
+func dropUnitWord(s string) string {
+	body := s
+	for _, p := range []string{"^2", "^3", "^{2}", "^{3}"} {
+		if strings.HasSuffix(body, p) {
+			body = body[:len(body)-len(p)]
+			break
+		}
+	}
+	i := len(body)
+	for i > 0 && isLetter(body[i-1]) {
+		i--
+	}
+	if i == 0 || i == len(body) || !units[body[i:]] {
+		return s
+	}
+	if c := body[i-1]; !isDigit(c) && c != '}' && c != '.' {
+		return s
+	}
+	return body[:i]
+}
+
+var baseRe = regexp.MustCompile(`^([0-9]+)_(?:\{[0-9]+\}|[0-9])$`)
+
+// dropBase writes a numeral with a base subscript (204_5, 4210_{5}) as its
+// digits: the question names the base, so 204 answers it too.
+func dropBase(s string) string {
+	if m := baseRe.FindStringSubmatch(s); m != nil {
+		return m[1]
+	}
+	return s
+}
