@@ -16,6 +16,7 @@ import (
 
 const (
 	padMultiple = 16 // T is rounded up to a multiple of this, to reuse graphs
+	batchPad    = 8  // B is rounded up to a multiple of this, likewise
 	maxGraphs   = 4  // graphs kept per model; the least recently used goes first
 )
 
@@ -45,8 +46,9 @@ type graphCache struct {
 // tokens; GRPO passes ∂loss/∂logp.
 //
 // The batch is padded to T = the longest sequence rounded up to a multiple
-// of 16, and the compiled graph is cached by (len(seqs), T) — at most four
-// shapes per model. The graph reads the weights straight from Param.Data
+// of 16 and to B = len(seqs) rounded up to a multiple of 8 (padding rows
+// carry no target and no weight), and the compiled graph is cached by
+// (B, T) — at most four shapes per model. The graph reads the weights straight from Param.Data
 // (no copy), so in-place optimizer updates are seen by the next call.
 // Backward is not safe for concurrent use on one model.
 func (m *Model) Backward(seqs [][]int, coef [][]float32) (logp [][]float32, err error) {
@@ -62,7 +64,8 @@ func (m *Model) Backward(seqs [][]int, coef [][]float32) (logp [][]float32, err 
 		return logp, nil
 	}
 	T := (longest + padMultiple - 1) / padMultiple * padMultiple
-	tg, err := m.graph(len(seqs), T)
+	B := (len(seqs) + batchPad - 1) / batchPad * batchPad
+	tg, err := m.graph(B, T)
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +147,11 @@ func (m *Model) graph(B, T int) (*trainGraph, error) {
 // load writes the padded batch into the graph's input tensors.
 func (tg *trainGraph) load(seqs [][]int, coef [][]float32) {
 	T := tg.T
-	for b, s := range seqs {
+	for b := 0; b < tg.B; b++ {
+		var s []int
+		if b < len(seqs) {
+			s = seqs[b]
+		}
 		for t := 0; t < T; t++ {
 			r := b*T + t
 			tg.ids[r], tg.targets[r], tg.coef[r] = 0, -1, 0

@@ -184,7 +184,7 @@ func TestBackwardSharesWeights(t *testing.T) {
 	if _, err := m.Backward(seqs, coef); err != nil {
 		t.Fatal(err)
 	}
-	tg := m.graphs.graphs[[2]int{len(seqs), 32}]
+	tg := m.graphs.graphs[[2]int{batchPad, 32}]
 	for i, p := range m.Params {
 		for j := range p.Data {
 			if p.Data[j] != before[i][j] {
@@ -258,7 +258,62 @@ func TestBackwardGraphCache(t *testing.T) {
 	if n := len(m.graphs.graphs); n != maxGraphs {
 		t.Errorf("cache holds %d graphs, want %d", n, maxGraphs)
 	}
-	if _, ok := m.graphs.graphs[[2]int{2, 16}]; !ok {
+	if _, ok := m.graphs.graphs[[2]int{batchPad, 16}]; !ok {
 		t.Errorf("the most recently used graph was evicted")
+	}
+}
+
+// TestBackwardBatchPadding: batches whose sizes round up to the same padded
+// size share one graph, and the padding rows change neither the log-probs
+// nor the gradient of the real rows.
+func TestBackwardBatchPadding(t *testing.T) {
+	m := testModel(t, false, 14)
+	rng := rand.New(rand.NewSource(15))
+	seqs := randomSeqs(rng, m.Config.VocabSize, 12, 9, 7)
+	coef := make([][]float32, len(seqs))
+	for i, s := range seqs {
+		coef[i] = make([]float32, len(s))
+		for j := range coef[i] {
+			coef[i][j] = float32(rng.NormFloat64())
+		}
+	}
+	grads := func(n int) ([]float32, [][]float32) {
+		m.ZeroGrad()
+		logp, err := m.Backward(seqs[:n], coef[:n])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var g []float32
+		for _, p := range m.Params {
+			g = append(g, p.Grad...)
+		}
+		return g, logp
+	}
+	g3, lp3 := grads(3)
+	if d := maxAbsDiff(lp3, refLogProbs(m, seqs)); d > 1e-4 {
+		t.Fatalf("padded batch: log-probs off by %.3g", d)
+	}
+	// The gradient of the three rows is the sum of the single-row ones.
+	sum := make([]float32, len(g3))
+	for i := range seqs {
+		m.ZeroGrad()
+		if _, err := m.Backward(seqs[i:i+1], coef[i:i+1]); err != nil {
+			t.Fatal(err)
+		}
+		k := 0
+		for _, p := range m.Params {
+			for _, v := range p.Grad {
+				sum[k] += v
+				k++
+			}
+		}
+	}
+	for i := range g3 {
+		if d := math.Abs(float64(g3[i] - sum[i])); d > 1e-4*math.Max(1, math.Abs(float64(sum[i]))) {
+			t.Fatalf("gradient %d: batch %v, sum of rows %v", i, g3[i], sum[i])
+		}
+	}
+	if n := len(m.graphs.graphs); n != 1 {
+		t.Errorf("batches of 1 and 3 rows built %d graphs, want 1", n)
 	}
 }

@@ -211,7 +211,16 @@ func Train(ctx context.Context, cfg Config, out io.Writer) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer r.Close()
 	return r.Run(ctx)
+}
+
+// Close releases the run's tool (the sandbox's worker processes).
+func (r *Run) Close() error {
+	if c, ok := r.Tool.(interface{ Close() error }); ok {
+		return c.Close()
+	}
+	return nil
 }
 
 // Run executes the job of Train on a prepared run.

@@ -96,6 +96,7 @@ func (r *Run) demos(ctx context.Context) ([]Demo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("trainer: demonstrations: %w", err)
 	}
+	defer sb.Close()
 	demos, err := Demonstrations(ctx, r.Cfg.Format, tasks, useTool, sb)
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@
 //	artist train  -config FILE [-set key=value ...]
 //	artist eval   -checkpoint DIR [-n K] [-temperature T] [-limit N] [-set key=value ...]
 //	artist sample -checkpoint DIR [-n N] [-prompt TEXT] [-temperature T] [-seed S]
+//	artist sandbox [-timeout D] [-memory BYTES] [-output BYTES] [-jobs N] [-stateful] FILE...
 //	artist grade < answers.jsonl
 //	artist tokenize -tokenizer FILE [-decode]
 //	artist bfcl replay -category CATEGORY [-id ID] [-data DIR]
@@ -30,6 +31,7 @@ var commands = []command{
 	{"train", "train -config FILE [-set key=value ...]: warm start, then GRPO; resumes a run folder that holds a checkpoint", runTrain},
 	{"eval", "eval -checkpoint DIR [-n K] [-temperature T] [-limit N]: held-out accuracy and tool use of a checkpoint", runEval},
 	{"sample", "sample -checkpoint DIR [-n N] [-prompt TEXT]: print rollouts with the tool output marked", runSample},
+	{"sandbox", "sandbox [-timeout D] [-memory BYTES] [-output BYTES] [-jobs N] [-stateful] FILE...: run Go programs in the code tool's sandbox, one JSON result per file", runSandbox},
 	{"grade", "grade < in.jsonl: grade lines {gold, pred or response} as JSONL lines {extracted, equal}", runGrade},
 	{"tokenize", "tokenize -tokenizer FILE [-decode]: a JSON string per stdin line to a JSON array of ids per line, or the reverse", runTokenize},
 	{"bfcl", "bfcl replay -category base|miss_func|miss_param|long_context [-id ID] [-data DIR]: replay the BFCL v3 ground truth, one conformance record per entry", runBFCL},

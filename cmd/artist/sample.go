@@ -32,6 +32,7 @@ func runSample(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	defer r.Close()
 	tasks := r.Heldout[:min(max(*n, 1), len(r.Heldout))]
 	if *prompt != "" {
 		tasks = []envs.Task{{ID: "prompt", Prompt: *prompt}}

@@ -2,43 +2,63 @@ package sandbox
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"regexp"
-	"strings"
-	"sync"
-	"testing/fstest"
+	"runtime"
+	"sync/atomic"
 	"time"
-	"unicode/utf8"
-
-	"github.com/traefik/yaegi/interp"
 
 	"github.com/artist-rl/artist/envs"
 )
 
-// Config sets the limits of one call. The zero value is not valid; start
-// from DefaultConfig.
+// Config sets the limits of one call and the size of the worker pool. The
+// zero value is not valid; start from DefaultConfig.
 type Config struct {
 	// Timeout is the wall-clock limit of one call, compile and run together.
 	// Default 2s.
 	Timeout time.Duration `yaml:"timeout"`
 	// MaxOutput is the most bytes of printed output a result carries; the
-	// rest is dropped and the output ends with TruncatedMarker. Default 4096.
+	// rest is dropped and the output ends with TruncatedMarker. A program
+	// that prints more than max(16 x MaxOutput, 1 MiB) is stopped with an
+	// output-limit error. Default 4096.
 	MaxOutput int `yaml:"max_output"`
+	// Memory is how many bytes a program may allocate beyond what its
+	// worker process holds when it starts; past it the program ends with
+	// "memory limit exceeded". On Linux it is enforced as an address-space
+	// limit (RLIMIT_AS), which with the default comes to about 2 GiB per
+	// worker. Default 536870912 (512 MiB), which 0 also means; otherwise
+	// at least 67108864 (64 MiB).
+	Memory int64 `yaml:"memory"`
+	// Workers is the number of worker processes, each running one program
+	// at a time; calls beyond it wait, and the wait counts against the
+	// caller's deadline. 0 means one per CPU (GOMAXPROCS). Default 0.
+	Workers int `yaml:"workers"`
+	// Stateful makes the calls of one Session share an interpreter, so
+	// later calls see the definitions of earlier ones. Default false: every
+	// call starts from a fresh interpreter, as in the paper.
+	Stateful bool `yaml:"stateful"`
 }
 
 // DefaultConfig returns the documented defaults.
 func DefaultConfig() Config {
-	return Config{Timeout: 2 * time.Second, MaxOutput: 4096}
+	return Config{Timeout: 2 * time.Second, MaxOutput: 4096, Memory: defaultMemory}
 }
+
+const (
+	defaultMemory = 512 << 20
+	minMemory     = 64 << 20 // the least a worker can run in
+)
 
 // Validate reports the first invalid field, naming its key and the fix.
 func (c Config) Validate() error {
-	if c.Timeout <= 0 {
+	switch {
+	case c.Timeout <= 0:
 		return fmt.Errorf("sandbox: timeout must be positive, got %v; set it to a duration such as 2s", c.Timeout)
-	}
-	if c.MaxOutput < 1 {
+	case c.MaxOutput < 1:
 		return fmt.Errorf("sandbox: max_output must be at least 1 byte, got %d; the default is 4096", c.MaxOutput)
+	case c.Memory != 0 && c.Memory < minMemory:
+		return fmt.Errorf("sandbox: memory must be at least %d bytes (64 MiB), got %d; the default is 536870912 (512 MiB)", minMemory, c.Memory)
+	case c.Workers < 0:
+		return fmt.Errorf("sandbox: workers must be 0 (one per CPU) or more, got %d", c.Workers)
 	}
 	return nil
 }
@@ -52,178 +72,150 @@ const EmptyOutput = "(no output: print the result with fmt.Println)"
 // maxMessage bounds the length of an error line shown to the policy.
 const maxMessage = 200
 
-// noGoPath is the GOPATH the interpreter sees. Sources are read from an
-// empty filesystem, so no import can resolve to source code on disk.
-const noGoPath = "/nonexistent"
+// Outcome is the full record of one call; Result shapes it into what the
+// policy reads.
+type Outcome struct {
+	Status    envs.Status
+	Stdout    string // what the program printed, at most Config.MaxOutput bytes
+	Truncated bool   // output beyond Config.MaxOutput was dropped
+	// Message is one line naming the failure (compile error, denied import,
+	// panic, limit, timeout), without source positions; empty for
+	// StatusOK and StatusEmpty.
+	Message string
+	Error   string        // the full failure text
+	Wall    time.Duration // from the call to its answer, waiting for a worker included
+}
 
-// Sandbox runs Go code. It implements envs.Tool and is safe for concurrent
-// use: every call gets its own interpreter.
+// Result returns what the policy reads: the printed text (ending with
+// TruncatedMarker when cut) for StatusOK, EmptyOutput for StatusEmpty, and
+// "error: " and Message otherwise, with the full text in Error.
+func (o Outcome) Result() envs.Result {
+	switch o.Status {
+	case envs.StatusOK:
+		if o.Truncated {
+			return envs.Result{Status: o.Status, Output: o.Stdout + TruncatedMarker}
+		}
+		return envs.Result{Status: o.Status, Output: o.Stdout}
+	case envs.StatusEmpty:
+		return envs.Result{Status: o.Status, Output: EmptyOutput}
+	}
+	return envs.Result{Status: o.Status, Output: "error: " + o.Message, Error: o.Error}
+}
+
+// Sandbox runs Go code in a pool of worker processes. It implements
+// envs.Tool and is safe for concurrent use. Workers start with the first
+// calls that need them; Close stops them. A Sandbox that is no longer
+// referenced stops its workers when it is garbage collected, and workers
+// end when the process that started them ends.
 type Sandbox struct {
-	cfg Config
+	cfg         Config
+	pool        *pool
+	lastSession atomic.Uint64
 }
 
 var _ envs.Tool = (*Sandbox)(nil)
 
 // New returns a Sandbox with the limits of cfg, or an error when cfg is
-// invalid.
+// invalid. It starts no process.
 func New(cfg Config) (*Sandbox, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Sandbox{cfg: cfg}, nil
+	n := cfg.Workers
+	if n == 0 {
+		n = runtime.GOMAXPROCS(0)
+	}
+	memory := cfg.Memory
+	if memory == 0 {
+		memory = defaultMemory
+	}
+	s := &Sandbox{cfg: cfg, pool: newPool(hello{maxOutput: cfg.MaxOutput, memory: memory}, n)}
+	runtime.AddCleanup(s, func(p *pool) { p.close() }, s.pool)
+	return s, nil
 }
 
-// Call runs input and reports what it printed. It never panics and returns
-// within the configured timeout plus the interpreter's setup time. Outcomes:
-// StatusOK with the printed text; StatusEmpty when nothing was printed;
-// StatusError for a refused import or statement, a compile error or a panic,
-// with a one-line Output starting "error: " and the full message in Error;
-// StatusTimeout when the deadline passed. When ctx ends first, the result is
-// StatusError.
-func (s *Sandbox) Call(ctx context.Context, input string) (res envs.Result) {
-	defer func() {
-		if r := recover(); r != nil {
-			res = errorResult(fmt.Errorf("sandbox: interpreter panic: %v", r))
-		}
-	}()
-	src, err := parseSource(input)
-	if err != nil {
-		return errorResult(err)
-	}
-	runCtx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
-	defer cancel()
-	stdout := &cappedWriter{limit: s.cfg.MaxOutput}
-	stderr := &cappedWriter{limit: s.cfg.MaxOutput}
-	err = run(runCtx, src, stdout, stderr)
-	switch {
-	case err != nil && ctx.Err() != nil:
-		return envs.Result{Status: envs.StatusError, Output: "error: call canceled", Error: ctx.Err().Error()}
-	case err != nil && runCtx.Err() != nil:
-		msg := fmt.Sprintf("timeout after %v", s.cfg.Timeout)
-		return envs.Result{Status: envs.StatusTimeout, Output: "error: " + msg, Error: msg}
-	case err != nil:
-		if e := stderr.String(); e != "" {
-			err = fmt.Errorf("%w\n%s", err, e)
-		}
-		return errorResult(err)
-	}
-	out, truncated := stdout.Result()
-	switch {
-	case truncated:
-		return envs.Result{Status: envs.StatusOK, Output: out + TruncatedMarker}
-	case out == "":
-		return envs.Result{Status: envs.StatusEmpty, Output: EmptyOutput}
-	}
-	return envs.Result{Status: envs.StatusOK, Output: out}
+// Call runs input in a fresh interpreter and reports what it printed, as
+// Run(ctx, input).Result(). It never panics.
+func (s *Sandbox) Call(ctx context.Context, input string) envs.Result {
+	return s.Run(ctx, input).Result()
 }
 
-// run evaluates src in a fresh interpreter whose output goes to stdout and
-// stderr.
-func run(ctx context.Context, src source, stdout, stderr *cappedWriter) error {
-	in := interp.New(interp.Options{
-		GoPath:               noGoPath,
-		Stdin:                strings.NewReader(""),
-		Stdout:               stdout,
-		Stderr:               stderr,
-		Args:                 []string{"main"},
-		Env:                  []string{},
-		SourcecodeFilesystem: fstest.MapFS{},
-	})
-	if err := in.Use(symbols()); err != nil {
-		return fmt.Errorf("sandbox: load symbols: %w", err)
-	}
-	if err := in.Use(printExports(stdout)); err != nil {
-		return fmt.Errorf("sandbox: load symbols: %w", err)
-	}
-	chunks := src.chunks
-	if pre := preImports(src.imports); !src.program && pre != "" {
-		chunks = append([]string{pre}, chunks...)
-	}
-	for _, c := range chunks {
-		if _, err := in.EvalWithContext(ctx, c); err != nil {
-			return err
-		}
-	}
+// Run runs input in a fresh interpreter on a worker. The program gets
+// Config.Timeout from the moment a worker is free, or less when ctx's
+// deadline (which also bounds the wait) comes sooner, and Run answers at
+// most a quarter second after that, plus a worker's start (tens of
+// milliseconds) when one has to be started. Outcomes: StatusOK with the
+// printed text; StatusEmpty when nothing was printed; StatusError for a
+// refused import or statement, a compile error, a panic, or a limit
+// ("memory limit exceeded", "stack overflow", "output limit exceeded"),
+// named in Message; StatusTimeout when the timeout passed. When ctx is
+// canceled first, the outcome is StatusError "call canceled".
+func (s *Sandbox) Run(ctx context.Context, input string) Outcome {
+	return s.run(ctx, nil, 0, input)
+}
+
+// Close stops all workers, interrupting running calls (they answer
+// "sandbox closed"), and returns once every worker process has been
+// reaped. Later calls answer "sandbox closed". It always returns nil.
+func (s *Sandbox) Close() error {
+	s.pool.close()
 	return nil
 }
 
-// position matches the file:line:column prefixes of yaegi's messages, which
-// refer to the wrapped source rather than the input.
-var position = regexp.MustCompile(`^(?:[\w.]*:)?\d+:\d+: `)
-
-// errorResult turns err into a StatusError result whose Output is its first
-// line, without source positions, at most maxMessage bytes.
-func errorResult(err error) envs.Result {
-	msg, _, _ := strings.Cut(err.Error(), "\n")
-	msg = position.ReplaceAllString(msg, "")
-	var p interp.Panic
-	if errors.As(err, &p) {
-		msg = "panic: " + msg
+// run runs input on the slot *bound (any free slot when bound is nil or
+// *bound is nil, which is then stored in *bound) in the interpreter of
+// session (0: a fresh one).
+func (s *Sandbox) run(ctx context.Context, bound **slot, session uint64, input string) Outcome {
+	start := time.Now()
+	budget := s.budget(ctx)
+	rep := s.dispatch(ctx, bound, request{session: session, code: input})
+	if rep.status == envs.StatusTimeout {
+		// Name the time the caller allowed, not what was left of it once
+		// a worker was free.
+		t := timeoutReply(budget)
+		rep.message, rep.err = t.message, t.err
 	}
-	if len(msg) > maxMessage {
-		msg = truncate(msg, maxMessage) + "..."
+	return Outcome{
+		Status:    rep.status,
+		Stdout:    rep.stdout,
+		Truncated: rep.truncated,
+		Message:   rep.message,
+		Error:     rep.err,
+		Wall:      time.Since(start),
 	}
-	return envs.Result{Status: envs.StatusError, Output: "error: " + msg, Error: err.Error()}
 }
 
-// dropPartialRune removes an incomplete UTF-8 sequence at the end of s.
-func dropPartialRune(s string) string {
-	for i := 1; i < utf8.UTFMax && i <= len(s); i++ {
-		if utf8.RuneStart(s[len(s)-i]) {
-			if !utf8.FullRuneInString(s[len(s)-i:]) {
-				return s[:len(s)-i]
-			}
-			return s
-		}
+// budget is the time a call may run from now: Config.Timeout, or less when
+// ctx ends sooner.
+func (s *Sandbox) budget(ctx context.Context) time.Duration {
+	if d, ok := ctx.Deadline(); ok {
+		return max(min(s.cfg.Timeout, time.Until(d)), 0)
 	}
-	return s
+	return s.cfg.Timeout
 }
 
-// truncate cuts s to at most n bytes without splitting a UTF-8 sequence.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
+// dispatch acquires a slot and runs req on it, for the time left then.
+func (s *Sandbox) dispatch(ctx context.Context, bound **slot, req request) reply {
+	if ctx.Err() != nil {
+		return ctxReply(ctx, 0)
 	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
+	var want *slot
+	if bound != nil {
+		want = *bound
 	}
-	return s[:n]
-}
-
-// cappedWriter keeps the first limit bytes written to it and counts the
-// rest. Writes always succeed, so interpreted code never sees an error.
-type cappedWriter struct {
-	mu        sync.Mutex
-	limit     int
-	buf       strings.Builder
-	truncated bool
-}
-
-func (w *cappedWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	n := len(p)
-	if room := w.limit - w.buf.Len(); n > room {
-		w.truncated = true
-		p = p[:max(room, 0)]
+	sl, err := s.pool.acquire(ctx, want)
+	if err == errClosed {
+		return closedReply()
 	}
-	w.buf.Write(p)
-	return n, nil
-}
-
-// Result returns the kept text and whether bytes were dropped. A cut output
-// loses the incomplete UTF-8 sequence it may end with.
-func (w *cappedWriter) Result() (string, bool) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	s := w.buf.String()
-	if w.truncated {
-		s = dropPartialRune(s)
+	if err != nil {
+		return ctxReply(ctx, 0)
 	}
-	return s, w.truncated
-}
-
-func (w *cappedWriter) String() string {
-	s, _ := w.Result()
-	return s
+	defer s.pool.release(sl)
+	if bound != nil {
+		*bound = sl
+	}
+	if req.timeout = s.budget(ctx); req.timeout <= 0 {
+		return timeoutReply(0)
+	}
+	return s.pool.call(ctx, sl, req)
 }

@@ -22,6 +22,7 @@ func newSandbox(t testing.TB, cfg Config) *Sandbox {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { s.Close() })
 	return s
 }
 
@@ -38,6 +39,36 @@ func main() {
 		f.Mul(f, big.NewInt(i))
 	}
 	fmt.Println(f)
+}
+`
+
+const heapProgram = `package main
+
+import (
+	"container/heap"
+	"fmt"
+)
+
+type ints []int
+
+func (h ints) Len() int           { return len(h) }
+func (h ints) Less(i, j int) bool { return h[i] < h[j] }
+func (h ints) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *ints) Push(x any)        { *h = append(*h, x.(int)) }
+func (h *ints) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+func main() {
+	h := &ints{5, 2, 9, 1}
+	heap.Init(h)
+	for h.Len() > 0 {
+		fmt.Print(heap.Pop(h), " ")
+	}
+	fmt.Println()
 }
 `
 
@@ -87,6 +118,11 @@ func TestCallOutput(t *testing.T) {
 		{"comments", "// product\nconst k = 3 // three\n/* block */ fmt.Println(k)", "3\n"},
 		{"print builtin", "println(5)", "5\n"},
 		{"other allowed packages", "import (\"bytes\"; \"errors\"; \"unicode\")\nfmt.Println(bytes.ToUpper([]byte(\"x\"))[0], errors.New(\"e\"), unicode.IsDigit('7'))", "88 e true\n"},
+		{"regexp and utf8", "import (\"regexp\"; \"unicode/utf8\")\nfmt.Println(regexp.MustCompile(`\\d+`).FindAllString(\"a1b22\", -1), utf8.RuneCountInString(\"héé\"))", "[1 22] 3\n"},
+		{"math/cmplx", "import \"math/cmplx\"\nfmt.Printf(\"%.3f\\n\", cmplx.Abs(3+4i))", "5.000\n"},
+		{"container/heap with an interpreted type", heapProgram, "1 2 5 9 \n"},
+		{"main declared in a snippet runs once", "func main() { fmt.Println(\"m\") }\nfmt.Println(2)", "m\n2\n"},
+		{"invalid UTF-8 is kept", "fmt.Print(\"a\\xffb\")", "a\xffb"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -148,6 +184,11 @@ func TestDeniedImports(t *testing.T) {
 		{"blank", "import _ \"os\"", "os"},
 		{"dot", "import . \"os\"\nExit(1)", "os"},
 		{"not whitelisted generic package", "import \"slices\"\nfmt.Println(slices.Max([]int{1}))", "slices"},
+		{"io/ioutil", "import \"io/ioutil\"\nioutil.ReadFile(\"/etc/passwd\")", "io/ioutil"},
+		{"path/filepath", "import \"path/filepath\"\nfilepath.Glob(\"/*\")", "path/filepath"},
+		{"plugin", "import \"plugin\"\nplugin.Open(\"x.so\")", "plugin"},
+		{"log", "import \"log\"\nlog.Fatal(1)", "log"},
+		{"time", "import \"time\"\ntime.Sleep(time.Hour)", "time"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -209,10 +250,11 @@ func TestTimeout(t *testing.T) {
 	s := newSandbox(t, Config{Timeout: timeout, MaxOutput: 4096})
 	tests := []struct{ name, input string }{
 		{"empty loop", "for {}"},
-		{"printing loop", "for { fmt.Println(\"spam\") }"},
+		{"loop printing nothing", "for { fmt.Print(\"\") }"},
 		{"loop in a function", "func f() int { n := 0; for { n++ } }\nfmt.Println(f())"},
 		{"blocked channel", "c := make(chan int)\n<-c"},
 	}
+	s.Call(context.Background(), "") // start a worker: its process has goroutines of its own
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			before := runtime.NumGoroutine()
@@ -223,7 +265,7 @@ func TestTimeout(t *testing.T) {
 			if got != want || elapsed > timeout+time.Second {
 				t.Errorf("Call(%q) = %+v after %v, want %+v within %v", tc.input, got, elapsed, want, timeout+time.Second)
 			}
-			// The interpreter must stop too, not spin on in the background.
+			// Nothing of the call may keep running in the calling process.
 			deadline := time.Now().Add(2 * time.Second)
 			for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
 				time.Sleep(10 * time.Millisecond)
@@ -242,6 +284,25 @@ func TestCanceledContext(t *testing.T) {
 	got := s.Call(ctx, "for {}")
 	if got.Status != envs.StatusError || got.Output != "error: call canceled" || got.Error != context.Canceled.Error() {
 		t.Errorf("Call with a canceled context = %+v, want an error result", got)
+	}
+}
+
+// TestBusyPool proves a call waiting for a worker still ends at its
+// context's deadline, as a timeout.
+func TestBusyPool(t *testing.T) {
+	s := newSandbox(t, Config{Timeout: 2 * time.Second, MaxOutput: 4096, Workers: 1})
+	done := make(chan envs.Result)
+	go func() { done <- s.Call(context.Background(), "for {}") }()
+	time.Sleep(100 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	got := s.Call(ctx, "fmt.Println(1)")
+	if got.Status != envs.StatusTimeout || time.Since(start) > time.Second {
+		t.Errorf("waiting call = %+v after %v, want a timeout after 200ms", got, time.Since(start))
+	}
+	if r := <-done; r.Status != envs.StatusTimeout {
+		t.Errorf("running call = %+v, want a timeout", r)
 	}
 }
 
@@ -281,16 +342,20 @@ func TestConcurrentCalls(t *testing.T) {
 }
 
 func TestConfig(t *testing.T) {
+	def := DefaultConfig()
 	tests := []struct {
 		name    string
 		yaml    string
 		want    Config
 		wantErr string
 	}{
-		{"defaults", "", DefaultConfig(), ""},
-		{"overrides", "timeout: 500ms\nmax_output: 100\n", Config{Timeout: 500 * time.Millisecond, MaxOutput: 100}, ""},
-		{"zero timeout", "timeout: 0s\n", Config{MaxOutput: 4096}, "sandbox: timeout must be positive"},
-		{"negative max_output", "max_output: -1\n", Config{Timeout: 2 * time.Second, MaxOutput: -1}, "sandbox: max_output must be at least 1"},
+		{"defaults", "", def, ""},
+		{"overrides", "timeout: 500ms\nmax_output: 100\nmemory: 268435456\nworkers: 3\nstateful: true\n",
+			Config{Timeout: 500 * time.Millisecond, MaxOutput: 100, Memory: 256 << 20, Workers: 3, Stateful: true}, ""},
+		{"zero timeout", "timeout: 0s\n", Config{MaxOutput: 4096, Memory: def.Memory}, "sandbox: timeout must be positive"},
+		{"negative max_output", "max_output: -1\n", Config{Timeout: 2 * time.Second, MaxOutput: -1, Memory: def.Memory}, "sandbox: max_output must be at least 1"},
+		{"memory too small", "memory: 1000\n", Config{Timeout: 2 * time.Second, MaxOutput: 4096, Memory: 1000}, "sandbox: memory must be at least 67108864"},
+		{"negative workers", "workers: -1\n", Config{Timeout: 2 * time.Second, MaxOutput: 4096, Memory: def.Memory, Workers: -1}, "sandbox: workers must be 0"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -303,20 +368,35 @@ func TestConfig(t *testing.T) {
 			if cfg != tc.want {
 				t.Errorf("decoded %+v, want %+v", cfg, tc.want)
 			}
-			_, err := New(cfg)
+			s, err := New(cfg)
 			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.wantErr)) {
 				t.Errorf("New(%+v) error %v, want %q", cfg, err, tc.wantErr)
+			}
+			if s != nil {
+				s.Close()
 			}
 		})
 	}
 }
 
-func BenchmarkCall(b *testing.B) {
-	s := newSandbox(b, DefaultConfig())
-	for b.Loop() {
-		if r := s.Call(context.Background(), "fmt.Println(4821 * 37)"); r.Status != envs.StatusOK {
-			b.Fatalf("Call = %+v", r)
-		}
+// TestClose proves that Close interrupts a running call, and that calls
+// made afterwards are answered without a worker.
+func TestClose(t *testing.T) {
+	s := newSandbox(t, DefaultConfig())
+	if r := s.Call(context.Background(), "fmt.Println(1)"); r.Status != envs.StatusOK {
+		t.Fatalf("first call = %+v", r)
 	}
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
+	running := make(chan envs.Result)
+	go func() { running <- s.Call(context.Background(), "for {}") }()
+	time.Sleep(100 * time.Millisecond)
+	start := time.Now()
+	s.Close()
+	want := envs.Result{Status: envs.StatusError, Output: "error: sandbox closed", Error: "sandbox: closed"}
+	if r := <-running; r != want || time.Since(start) > time.Second {
+		t.Errorf("call interrupted by Close = %+v after %v, want %+v at once", r, time.Since(start), want)
+	}
+	if r := s.Call(context.Background(), "fmt.Println(1)"); r != want {
+		t.Errorf("call after Close = %+v, want %+v", r, want)
+	}
+	s.Close() // a second Close is harmless
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"go/scanner"
 	"go/token"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,15 +14,16 @@ import (
 // allowedPackages are the import paths interpreted code may use: pure
 // computation with no access to files, network, processes or the runtime.
 var allowedPackages = []string{
-	"bytes", "errors", "fmt", "math", "math/big", "math/bits",
-	"sort", "strconv", "strings", "unicode",
+	"bytes", "container/heap", "container/list", "container/ring", "errors",
+	"fmt", "math", "math/big", "math/bits", "math/cmplx", "regexp", "sort",
+	"strconv", "strings", "unicode", "unicode/utf8",
 }
 
 // preImported are imported for snippets that do not import them themselves.
 var preImported = []string{"fmt", "math", "strconv", "strings"}
 
-// errGoStatement refuses goroutines: a panic in one would end the host
-// process, and one could outlive its call.
+// errGoStatement refuses goroutines: one could outlive its call, and a
+// program that computes an answer has no need of them.
 var errGoStatement = errors.New("go statements are not allowed")
 
 // deniedImportError names a package outside allowedPackages.
@@ -34,9 +36,43 @@ func (e deniedImportError) Error() string {
 
 // source is a call's input split into the pieces evaluated one after another.
 type source struct {
-	program bool     // starts with a package clause; evaluated whole
-	imports []string // import paths the input names, in order
-	chunks  []string // for snippets: each declaration alone, runs of statements together
+	input   string
+	program bool         // starts with a package clause; evaluated whole
+	imports []string     // import paths the input names, in order
+	decls   []importDecl // the import declarations
+	chunks  []string     // for snippets: each declaration alone, runs of statements together
+}
+
+// importDecl is one import declaration: its byte range in the input and the
+// specs it holds.
+type importDecl struct {
+	start, end int
+	specs      []importSpec
+}
+
+// importSpec is one imported package and the name it is imported as ("" for
+// the package's own name, "_" or ".").
+type importSpec struct{ name, path string }
+
+// binds returns the name the spec binds in the file scope, or "" for blank
+// and dot imports. The whitelisted packages are named after the last
+// element of their path.
+func (sp importSpec) binds() string {
+	switch sp.name {
+	case "_", ".":
+		return ""
+	case "":
+		return path.Base(sp.path)
+	}
+	return sp.name
+}
+
+// String returns the spec as Go source.
+func (sp importSpec) String() string {
+	if sp.name == "" {
+		return strconv.Quote(sp.path)
+	}
+	return sp.name + " " + strconv.Quote(sp.path)
 }
 
 // lexeme is one token of the input and its byte offset.
@@ -50,13 +86,17 @@ type lexeme struct {
 // statements. Syntax errors are left for the interpreter to report.
 func parseSource(input string) (source, error) {
 	lx := lex(input)
-	var src source
+	src := source{input: input}
 	for i, l := range lx {
 		switch l.tok {
 		case token.GO:
 			return source{}, errGoStatement
 		case token.IMPORT:
-			src.imports = append(src.imports, importPaths(lx[i+1:])...)
+			d := parseImport(lx[i:])
+			src.decls = append(src.decls, d)
+			for _, sp := range d.specs {
+				src.imports = append(src.imports, sp.path)
+			}
 		}
 	}
 	for _, p := range src.imports {
@@ -89,31 +129,71 @@ func lex(input string) []lexeme {
 	}
 }
 
-// importPaths reads the import spec or parenthesised spec list that follows
-// an import keyword.
-func importPaths(lx []lexeme) []string {
-	var paths []string
-	grouped := len(lx) > 0 && lx[0].tok == token.LPAREN
-	for _, l := range lx {
+// parseImport reads the import declaration that starts at lx[0]: one spec
+// or a parenthesised list. A declaration cut short ends at the input's end.
+func parseImport(lx []lexeme) importDecl {
+	d := importDecl{start: lx[0].off, end: lx[0].off + len("import")}
+	grouped := len(lx) > 1 && lx[1].tok == token.LPAREN
+	name := ""
+	for _, l := range lx[1:] {
 		switch l.tok {
+		case token.IDENT:
+			name = l.lit
+		case token.PERIOD:
+			name = "."
 		case token.STRING:
-			if p, err := strconv.Unquote(l.lit); err == nil {
-				paths = append(paths, p)
-			} else {
-				paths = append(paths, l.lit)
+			p, err := strconv.Unquote(l.lit)
+			if err != nil {
+				p = l.lit
 			}
+			d.specs = append(d.specs, importSpec{name: name, path: p})
+			d.end, name = l.off+len(l.lit), ""
 			if !grouped {
-				return paths
+				return d
 			}
 		case token.RPAREN:
-			return paths
+			d.end = l.off + 1
+			return d
 		case token.SEMICOLON:
 			if !grouped {
-				return paths
+				return d
 			}
 		}
 	}
-	return paths
+	return d
+}
+
+// withoutBound returns src without the import specs whose name bound already
+// holds for the same path (an interpreter refuses to import a package
+// twice under one name), and true when it dropped any.
+func (src source) withoutBound(bound map[string]string) (source, bool) {
+	var b strings.Builder
+	last := 0
+	for _, d := range src.decls {
+		var keep []string
+		for _, sp := range d.specs {
+			if n := sp.binds(); n == "" || bound[n] != sp.path {
+				keep = append(keep, sp.String())
+			}
+		}
+		if len(keep) == len(d.specs) {
+			continue
+		}
+		b.WriteString(src.input[last:d.start])
+		if len(keep) > 0 {
+			b.WriteString("import (" + strings.Join(keep, "; ") + ")")
+		}
+		last = d.end
+	}
+	if last == 0 {
+		return src, false
+	}
+	b.WriteString(src.input[last:])
+	out, err := parseSource(b.String())
+	if err != nil { // cannot happen: only imports were removed
+		return src, false
+	}
+	return out, true
 }
 
 // chunks splits a snippet at top-level statement boundaries. The interpreter

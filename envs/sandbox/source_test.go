@@ -106,3 +106,32 @@ func FuzzParseSource(f *testing.F) {
 		}
 	})
 }
+
+func TestWithoutBound(t *testing.T) {
+	bound := map[string]string{"fmt": "fmt", "big": "math/big", "s": "strings"}
+	tests := []struct {
+		name, input string
+		want        []string // chunks
+		dropped     bool
+	}{
+		{"bound import removed", "import \"fmt\"\nfmt.Println(1)", []string{"fmt.Println(1)"}, true},
+		{"group keeps the new specs", "import (\n\t\"math/big\"\n\t\"sort\"\n)\nx := 1", []string{"import (\"sort\")\n", "x := 1"}, true},
+		{"same name for another path is kept", "import big \"math/bits\"", []string{"import big \"math/bits\""}, false},
+		{"aliased bound import removed", "import s \"strings\"\nimport b \"math/big\"", []string{"import b \"math/big\""}, true},
+		{"blank and dot imports are kept", "import _ \"fmt\"\nimport . \"fmt\"", []string{"import _ \"fmt\"\n", "import . \"fmt\""}, false},
+		{"program", "package main\nimport (\"fmt\"; \"sort\")\nfunc main() {}", []string{"package main\nimport (\"sort\")\nfunc main() {}"}, true},
+		{"nothing imported", "fmt.Println(2)", []string{"fmt.Println(2)"}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			src, err := parseSource(tc.input)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, dropped := src.withoutBound(bound)
+			if dropped != tc.dropped || !slices.Equal(got.chunks, tc.want) {
+				t.Errorf("withoutBound(%q) = %q, %v; want %q, %v", tc.input, got.chunks, dropped, tc.want, tc.dropped)
+			}
+		})
+	}
+}

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"runtime"
+	"time"
+
+	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/envs/sandbox"
+)
+
+// sandboxStdin is where `artist sandbox` reads a program when no file is
+// named.
+var sandboxStdin io.Reader = os.Stdin
+
+// sandboxResult is the JSON line printed for one file.
+type sandboxResult struct {
+	File      string      `json:"file"`
+	Status    envs.Status `json:"status"`
+	Stdout    string      `json:"stdout"`
+	Error     string      `json:"error"`
+	Truncated bool        `json:"truncated"`
+	WallMS    float64     `json:"wall_ms"`
+}
+
+// program is one input of `artist sandbox`: its name ("-" for standard
+// input) and source.
+type program struct{ file, source string }
+
+func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	def := sandbox.DefaultConfig()
+	fs := flag.NewFlagSet("sandbox", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	timeout := fs.Duration("timeout", def.Timeout, "wall-clock limit of each program")
+	memory := fs.Int64("memory", def.Memory, "`BYTES` a program may allocate")
+	output := fs.Int("output", def.MaxOutput, "`BYTES` of printed output kept per program")
+	jobs := fs.Int("jobs", runtime.GOMAXPROCS(0), "programs run at once, each in its own worker process")
+	stateful := fs.Bool("stateful", false, "run the files in order in one interpreter: later files see earlier definitions")
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	if *jobs < 1 {
+		fmt.Fprintf(stderr, "artist sandbox: -jobs must be at least 1, got %d\n", *jobs)
+		return errUsage
+	}
+	cfg := sandbox.Config{Timeout: *timeout, MaxOutput: *output, Memory: *memory, Workers: *jobs, Stateful: *stateful}
+	if err := cfg.Validate(); err != nil {
+		fmt.Fprintf(stderr, "artist sandbox: %v (set it with -timeout, -output or -memory)\n", err)
+		return errUsage
+	}
+	progs, err := readPrograms(fs.Args())
+	if err != nil {
+		fmt.Fprintf(stderr, "artist sandbox: %v\n", err)
+		return errUsage
+	}
+	s, err := sandbox.New(cfg)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	enc := json.NewEncoder(stdout)
+	enc.SetEscapeHTML(false)
+	for r := range runPrograms(ctx, s, progs, *stateful, *jobs) {
+		if err := enc.Encode(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readPrograms reads every file before anything runs; with none it reads
+// one program from standard input.
+func readPrograms(files []string) ([]program, error) {
+	if len(files) == 0 {
+		b, err := io.ReadAll(sandboxStdin)
+		if err != nil {
+			return nil, fmt.Errorf("read standard input: %w", err)
+		}
+		return []program{{"-", string(b)}}, nil
+	}
+	progs := make([]program, len(files))
+	for i, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		progs[i] = program{f, string(b)}
+	}
+	return progs, nil
+}
+
+// runPrograms runs progs, up to jobs at once, or one after another in one
+// session when stateful, and yields their results in the order given, each
+// as soon as it and those before it are done.
+func runPrograms(ctx context.Context, s *sandbox.Sandbox, progs []program, stateful bool, jobs int) iter.Seq[sandboxResult] {
+	results := make([]chan sandboxResult, len(progs))
+	for i := range results {
+		results[i] = make(chan sandboxResult, 1)
+	}
+	run := func(i int, tool interface {
+		Run(context.Context, string) sandbox.Outcome
+	}) {
+		o := tool.Run(ctx, progs[i].source)
+		results[i] <- sandboxResult{
+			File: progs[i].file, Status: o.Status, Stdout: o.Stdout, Error: o.Message,
+			Truncated: o.Truncated, WallMS: float64(o.Wall) / float64(time.Millisecond),
+		}
+	}
+	go func() {
+		if stateful {
+			sess := s.Session()
+			defer sess.Close()
+			for i := range progs {
+				run(i, sess)
+			}
+			return
+		}
+		sem := make(chan struct{}, jobs)
+		for i := range progs {
+			sem <- struct{}{}
+			go func() {
+				defer func() { <-sem }()
+				run(i, s)
+			}()
+		}
+	}()
+	return func(yield func(sandboxResult) bool) {
+		for _, r := range results {
+			if !yield(<-r) {
+				return
+			}
+		}
+	}
+}

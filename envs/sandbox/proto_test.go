@@ -1,0 +1,90 @@
+package sandbox
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/artist-rl/artist/envs"
+)
+
+func TestMessageRoundTrip(t *testing.T) {
+	tests := []struct {
+		name     string
+		in, into message
+	}{
+		{"hello", &hello{maxOutput: 4096, memory: 512 << 20}, &hello{}},
+		{"ready", &ready{err: "no"}, &ready{}},
+		{"request", &request{session: 7, drop: []uint64{1, 300}, code: "fmt.Println(1)\n", timeout: 2 * time.Second}, &request{}},
+		{"empty request", &request{}, &request{}},
+		{"reply", &reply{status: envs.StatusOK, stdout: "a\xff\x00b", truncated: true, message: "m", err: "e", retire: true}, &reply{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := writeMsg(&buf, tc.in); err != nil {
+				t.Fatal(err)
+			}
+			if err := readMsg(&buf, tc.into); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(normalize(tc.in), normalize(tc.into)) || buf.Len() != 0 {
+				t.Errorf("read %+v, wrote %+v (%d bytes left)", tc.into, tc.in, buf.Len())
+			}
+		})
+	}
+}
+
+// normalize makes an empty drop list compare equal to a nil one.
+func normalize(m message) message {
+	if r, ok := m.(*request); ok && len(r.drop) == 0 {
+		c := *r
+		c.drop = nil
+		return &c
+	}
+	return m
+}
+
+func TestReadMsgErrors(t *testing.T) {
+	tests := []struct {
+		name  string
+		frame string
+		want  error
+	}{
+		{"clean end", "", io.EOF},
+		{"short header", "\x00\x00", io.ErrUnexpectedEOF},
+		{"short body", "\x00\x00\x00\x05ab", io.ErrUnexpectedEOF},
+		{"too long", "\xff\xff\xff\xff", errFrame},
+		{"string past the end", "\x00\x00\x00\x02\x09a", errFrame},
+		{"trailing bytes", "\x00\x00\x00\x02\x00\x00", errFrame},
+		{"bad varint", "\x00\x00\x00\x01\x80", errFrame},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var r ready
+			if err := readMsg(bytes.NewReader([]byte(tc.frame)), &r); !errors.Is(err, tc.want) {
+				t.Errorf("readMsg(%q) = %v, want %v", tc.frame, err, tc.want)
+			}
+		})
+	}
+}
+
+// FuzzReadMsg checks that no byte stream makes the decoder panic or
+// allocate beyond the frame it was given.
+func FuzzReadMsg(f *testing.F) {
+	var buf bytes.Buffer
+	_ = writeMsg(&buf, &request{session: 1, drop: []uint64{2}, code: "x", timeout: 1})
+	f.Add(buf.Bytes())
+	f.Add([]byte("\x00\x00\x00\x03\xff\xff\xff"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var req request
+		if err := readMsg(bytes.NewReader(b), &req); err == nil && len(req.drop) > len(b) {
+			t.Fatalf("decoded %d session ids from %d bytes", len(req.drop), len(b))
+		}
+		var rep reply
+		_ = readMsg(bytes.NewReader(b), &rep)
+	})
+}

@@ -1,0 +1,41 @@
+//go:build !linux
+
+package sandbox
+
+import (
+	"os"
+	"runtime/debug"
+	"syscall"
+	"time"
+)
+
+// applyLimits sets the limits the Go runtime offers everywhere: the
+// garbage collector aims below memory and stacks stop at maxStack(memory).
+// Address-space, file and CPU limits are set on Linux only.
+func applyLimits(memory int64) error {
+	debug.SetMemoryLimit(memory)
+	debug.SetMaxStack(maxStack(memory))
+	return nil
+}
+
+// limitCPU does nothing outside Linux; the parent's deadline applies.
+func limitCPU(time.Duration) {}
+
+// executable returns the program to start workers from: the running
+// executable.
+func executable() (string, error) { return os.Executable() }
+
+// procAttr returns no special attributes outside Linux.
+func procAttr() *syscall.SysProcAttr { return nil }
+
+// killGroup kills the worker pid.
+func killGroup(pid int) error {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return err
+	}
+	return p.Kill()
+}
+
+// cpuLimitHit is false: no CPU-time limit is set outside Linux.
+func cpuLimitHit(*os.ProcessState) bool { return false }
