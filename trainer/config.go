@@ -243,6 +243,9 @@ func (c *Config) Validate() error {
 		if err := c.Tool.Sandbox.Validate(); err != nil {
 			return fmt.Errorf("config: tool.sandbox: %w", err)
 		}
+		if c.Tool.Sandbox.Stateful {
+			return fmt.Errorf("config: tool.sandbox.stateful: rollouts run each call in a fresh interpreter (the paper's setting); stateful sessions are available through `artist sandbox -stateful` only: set it to false")
+		}
 	case "disabled":
 	default:
 		return fmt.Errorf("config: tool.kind %q is unknown: use sandbox or disabled", c.Tool.Kind)
