@@ -54,6 +54,21 @@ type Tool interface {
 	Call(ctx context.Context, input string) Result
 }
 
+// ToolSession is a Tool bound to one trajectory; Close ends it.
+type ToolSession interface {
+	Tool
+	Close() error
+}
+
+// SessionTool is a Tool that opens a session per trajectory, in which
+// later calls may see the state earlier ones left (a stateful interpreter
+// keeps the definitions of earlier programs). The rollout engine opens one
+// at a trajectory's first call and closes it when the rollout ends.
+type SessionTool interface {
+	Tool
+	OpenSession() ToolSession
+}
+
 // Disabled is a Tool that answers every call with an error. It is the
 // ablation that shows how much a policy gains from a working tool.
 type Disabled struct{}

@@ -55,10 +55,11 @@ const (
 type row struct {
 	traj  *Trajectory
 	state rowState
-	feed  []int  // tokens in traj not yet fed to the session
-	seg   []int  // model tokens since the prompt or the last tool result
-	model int    // model tokens sampled so far
-	code  string // input of the pending call while calling
+	feed  []int            // tokens in traj not yet fed to the session
+	seg   []int            // model tokens since the prompt or the last tool result
+	model int              // model tokens sampled so far
+	code  string           // input of the pending call while calling
+	tool  envs.ToolSession // the trajectory's session of a SessionTool, opened at its first call
 }
 
 // runner holds what one Run derives from its Engine.
@@ -118,6 +119,7 @@ func (e *Engine) Run(ctx context.Context, tasks []envs.Task, rng *rand.Rand) ([]
 	if len(rows) == 0 {
 		return []*Trajectory{}, nil
 	}
+	defer closeTools(rows)
 	sess := e.Policy.NewSession(len(rows), maxPrompt+r.responseBound())
 	for {
 		if err := ctx.Err(); err != nil {
@@ -320,19 +322,41 @@ func (r *runner) callTools(ctx context.Context, rows []*row) {
 		}
 	}
 	results := make([]envs.Result, len(paused))
-	parallel(len(paused), func(k int) { results[k] = r.call(ctx, paused[k].code) })
+	parallel(len(paused), func(k int) { results[k] = r.call(ctx, r.toolOf(paused[k]), paused[k].code) })
 	for k, w := range paused {
 		r.apply(w, results[k])
 	}
 }
 
+// toolOf returns the tool a row's calls go to: its own session when the
+// engine's tool opens sessions, else the shared tool.
+func (r *runner) toolOf(w *row) envs.Tool {
+	st, ok := r.e.Tool.(envs.SessionTool)
+	if !ok {
+		return r.e.Tool
+	}
+	if w.tool == nil {
+		w.tool = st.OpenSession()
+	}
+	return w.tool
+}
+
+// closeTools ends the rows' tool sessions.
+func closeTools(rows []*row) {
+	for _, w := range rows {
+		if w.tool != nil {
+			w.tool.Close()
+		}
+	}
+}
+
 // call runs one tool call under tool_timeout. A tool that ignores its
 // deadline is abandoned after toolGrace more and recorded as a timeout.
-func (r *runner) call(ctx context.Context, input string) envs.Result {
+func (r *runner) call(ctx context.Context, tool envs.Tool, input string) envs.Result {
 	cctx, cancel := context.WithTimeout(ctx, r.cfg.ToolTimeout)
 	defer cancel()
 	ch := make(chan envs.Result, 1)
-	go func() { ch <- r.e.Tool.Call(cctx, input) }()
+	go func() { ch <- tool.Call(cctx, input) }()
 	grace := time.NewTimer(r.cfg.ToolTimeout + toolGrace)
 	defer grace.Stop()
 	select {

@@ -2,10 +2,12 @@ package rollout
 
 import (
 	"context"
+	"fmt"
 	"math/rand"
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/artist-rl/artist/envs"
@@ -285,5 +287,65 @@ func TestRunDefusesClosingOutputTagInResult(t *testing.T) {
 		if !strings.Contains(tr.Response, "<output>a< /output><answer>7</answer>\n</output>") {
 			t.Fatalf("response %q does not hold the defused result", tr.Response)
 		}
+	}
+}
+
+// sessionTool opens sessions that count their own calls, so a result shows
+// which session answered; it records how many sessions are still open.
+type sessionTool struct {
+	mu     sync.Mutex
+	opened int
+	open   int
+}
+
+type countingSession struct {
+	t     *sessionTool
+	calls int
+}
+
+func (s *sessionTool) Call(context.Context, string) envs.Result {
+	return envs.Result{Status: envs.StatusError, Output: "error: shared tool used"}
+}
+
+func (s *sessionTool) OpenSession() envs.ToolSession {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.opened++
+	s.open++
+	return &countingSession{t: s}
+}
+
+func (c *countingSession) Call(context.Context, string) envs.Result {
+	c.calls++
+	return envs.Result{Status: envs.StatusOK, Output: fmt.Sprintf("call %d\n", c.calls)}
+}
+
+func (c *countingSession) Close() error {
+	c.t.mu.Lock()
+	defer c.t.mu.Unlock()
+	c.t.open--
+	return nil
+}
+
+// TestRunSessionPerTrajectory: a SessionTool gets one session per
+// trajectory (calls of one trajectory share it, others do not), and every
+// session is closed when the rollout ends.
+func TestRunSessionPerTrajectory(t *testing.T) {
+	script := turns("<code>a</code>", "<code>b</code>", "<answer>x</answer>")
+	tool := &sessionTool{}
+	e, p := setup(taggedTok(), script, sure, tool, nil)
+	trajs := run(t, e, p, []envs.Task{{ID: "t0", Prompt: "Q"}, {ID: "t1", Prompt: "R"}}, 1)
+	for i, tr := range trajs {
+		if len(tr.Calls) != 2 {
+			t.Fatalf("trajectory %d made %d calls, want 2", i, len(tr.Calls))
+		}
+		for k, c := range tr.Calls {
+			if want := fmt.Sprintf("call %d\n", k+1); c.Result.Output != want {
+				t.Errorf("trajectory %d call %d got %q, want %q from its own session", i, k, c.Result.Output, want)
+			}
+		}
+	}
+	if tool.opened != len(trajs) || tool.open != 0 {
+		t.Errorf("opened %d sessions for %d trajectories, %d left open", tool.opened, len(trajs), tool.open)
 	}
 }

@@ -91,7 +91,10 @@ type MathTaskConfig struct {
 // ToolConfig selects the code tool.
 type ToolConfig struct {
 	// Kind is "sandbox" (default: Go code run by the yaegi sandbox) or
-	// "disabled" (every call answers with an error: the ablation).
+	// "disabled" (every call answers with an error: the ablation). With
+	// sandbox.stateful true, the calls of one trajectory share an
+	// interpreter, so later code sees earlier definitions; the default is a
+	// fresh interpreter per call, as in the paper.
 	Kind    string         `yaml:"kind"`
 	Sandbox sandbox.Config `yaml:"sandbox"`
 }
@@ -242,9 +245,6 @@ func (c *Config) Validate() error {
 	case "sandbox":
 		if err := c.Tool.Sandbox.Validate(); err != nil {
 			return fmt.Errorf("config: tool.sandbox: %w", err)
-		}
-		if c.Tool.Sandbox.Stateful {
-			return fmt.Errorf("config: tool.sandbox.stateful: rollouts run each call in a fresh interpreter (the paper's setting); stateful sessions are available through `artist sandbox -stateful` only: set it to false")
 		}
 	case "disabled":
 	default:

@@ -28,7 +28,6 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"bad advantage", "grpo:\n  advantage: ppo\n", nil, []string{"grpo.advantage", "drgrpo"}},
 		{"bad tool", "tool:\n  kind: python\n", nil, []string{"tool.kind", "sandbox or disabled"}},
 		{"bad task", "task:\n  name: chess\n", nil, []string{"task.name", "arith"}},
-		{"stateful sandbox", "tool:\n  sandbox:\n    stateful: true\n", nil, []string{"tool.sandbox.stateful", "set it to false"}},
 		{"bad template", "prompt:\n  template: llama\n", nil, []string{"prompt.template", "plain or chat"}},
 		{"bad reward", "reward:\n  weights:\n    style: 1\n", nil, []string{"reward.weights", "answer"}},
 		{"bad tool fraction", "warmstart:\n  tool_fraction: 2\n", nil, []string{"warmstart.tool_fraction", "[0, 1]"}},

@@ -24,7 +24,14 @@ type Session struct {
 	closed bool
 }
 
-var _ envs.Tool = (*Session)(nil)
+var (
+	_ envs.ToolSession = (*Session)(nil)
+	_ envs.SessionTool = (*Sandbox)(nil)
+)
+
+// OpenSession returns Session() as an envs.ToolSession, so the rollout
+// engine gives each trajectory its own session.
+func (s *Sandbox) OpenSession() envs.ToolSession { return s.Session() }
 
 // Session returns a new session of s.
 func (s *Sandbox) Session() *Session {

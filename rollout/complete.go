@@ -1,0 +1,102 @@
+package rollout
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand"
+	"strings"
+)
+
+// CompleteConfig sets one plain completion (no tool loop): what a
+// completions server does for one request.
+type CompleteConfig struct {
+	MaxTokens   int      // tokens to sample at most (at least 1)
+	Temperature float64  // 0 is greedy
+	TopP        float64  // nucleus mass in (0, 1]
+	Stop        []string // stop strings, matched on the decoded text
+}
+
+// Completion is the result of Complete.
+type Completion struct {
+	Tokens []int  // sampled tokens, the stopping one included
+	Text   string // decoded Tokens, cut before the first stop string; without the EOS token
+	Stop   string // the stop string that ended the text, or ""
+	EOS    bool   // the end-of-sequence token ended it
+	Length bool   // MaxTokens ran out first
+}
+
+// Complete continues prompt with p, one sequence, sampling as Engine does
+// (the same sampler, one rng.Float64 per token unless greedy; rng may be
+// nil at temperature 0). It stops after the end-of-sequence token, after
+// the token whose text completes one of cfg.Stop (the earliest occurrence
+// wins, and Text ends before it, as OpenAI servers do), or after
+// cfg.MaxTokens tokens. A stop found at the budget's last token counts as
+// a stop, not as Length. The session holds len(prompt)+MaxTokens tokens;
+// the caller keeps that within the model's context.
+func Complete(ctx context.Context, p Policy, tok Tokenizer, prompt []int, cfg CompleteConfig, rng *rand.Rand) (Completion, error) {
+	if len(prompt) == 0 || cfg.MaxTokens < 1 {
+		return Completion{}, errors.New("rollout: Complete needs a prompt and max tokens ≥ 1")
+	}
+	if !(cfg.TopP > 0 && cfg.TopP <= 1) || !(cfg.Temperature >= 0) {
+		return Completion{}, fmt.Errorf("rollout: Complete: temperature %g or top_p %g out of range", cfg.Temperature, cfg.TopP)
+	}
+	if rng == nil && cfg.Temperature != 0 {
+		panic("rollout: Complete needs a seeded *rand.Rand unless temperature is 0")
+	}
+	smp := sampler{temperature: cfg.Temperature, topP: cfg.TopP}
+	longest := 0
+	for _, s := range cfg.Stop {
+		longest = max(longest, len(s))
+	}
+	sess := p.NewSession(1, len(prompt)+cfg.MaxTokens)
+	feed := prompt
+	var c Completion
+	var text strings.Builder
+	for len(c.Tokens) < cfg.MaxTokens {
+		if err := ctx.Err(); err != nil {
+			return Completion{}, fmt.Errorf("rollout: %w", err)
+		}
+		logits := sess.Step([][]int{feed})
+		u := 0.0
+		if cfg.Temperature != 0 {
+			u = rng.Float64()
+		}
+		id, _, err := smp.draw(logits[0], u)
+		if err != nil {
+			return Completion{}, fmt.Errorf("rollout: %w", err)
+		}
+		c.Tokens, feed = append(c.Tokens, id), []int{id}
+		if id == tok.EOS() {
+			c.EOS, c.Text = true, text.String()
+			return c, nil
+		}
+		prev := text.Len()
+		text.WriteString(tok.Decode([]int{id}))
+		if at, s := firstStop(text.String(), max(0, prev-longest+1), cfg.Stop); at >= 0 {
+			c.Text, c.Stop = text.String()[:at], s
+			return c, nil
+		}
+	}
+	c.Text, c.Length = text.String(), true
+	return c, nil
+}
+
+// firstStop returns where the earliest stop string occurs in text at or
+// after from, and which one (the longest on ties); -1 if none.
+func firstStop(text string, from int, stops []string) (int, string) {
+	at, which := -1, ""
+	for _, s := range stops {
+		if s == "" {
+			continue
+		}
+		i := strings.Index(text[from:], s)
+		if i < 0 {
+			continue
+		}
+		if i += from; at < 0 || i < at || i == at && len(s) > len(which) {
+			at, which = i, s
+		}
+	}
+	return at, which
+}
