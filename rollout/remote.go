@@ -48,8 +48,9 @@ type Remote struct {
 	// than MaxResultTokens tokens of Tokenizer (or, with no Tokenizer,
 	// 4 bytes per token) is cut in the middle around TruncationMark.
 	Config Config
-	// Tokenizer, optional, measures tool results for truncation as the
-	// engine does; it must be the server's tokenizer to match it.
+	// Tokenizer, optional, is the server's tokenizer: tool results are
+	// measured with it for truncation, and a response ended by EOS gets
+	// the EOS token's text, both as the engine does.
 	Tokenizer Tokenizer
 	// Prompt renders a task; nil means PromptText.
 	Prompt func(envs.Task) string
@@ -147,22 +148,8 @@ func (r *Remote) roll(ctx context.Context, t *Trajectory, seed int64) (int, erro
 	closeCode, closeAnswer := Close(r.Format.Code), Close(r.Format.Answer)
 	var resp strings.Builder
 	used := 0
-	var sess envs.ToolSession // the trajectory's own session of a SessionTool
-	defer func() {
-		if sess != nil {
-			sess.Close()
-		}
-	}()
-	toolOf := func() envs.Tool {
-		st, ok := r.Tool.(envs.SessionTool)
-		if !ok {
-			return r.Tool
-		}
-		if sess == nil {
-			sess = st.OpenSession()
-		}
-		return sess
-	}
+	tool := &trajTool{shared: r.Tool}
+	defer tool.close()
 	for turn := int64(0); ; turn++ {
 		s := seed + turn
 		req := completionRequest{
@@ -185,11 +172,14 @@ func (r *Remote) roll(ctx context.Context, t *Trajectory, seed int64) (int, erro
 				t.Stop = StopMaxTurns
 				break
 			}
-			resp.WriteString(r.call(ctx, t, toolOf(), codeAfterOpen(text, Open(r.Format.Code))))
+			resp.WriteString(r.call(ctx, t, tool.get(), codeAfterOpen(text, Open(r.Format.Code))))
 			if used >= r.Config.MaxResponseTokens {
 				t.Stop = StopLength
 			}
 		case stopEOS:
+			if r.Tokenizer != nil { // the engine's response holds the EOS token's text
+				resp.WriteString(r.Tokenizer.Decode([]int{r.Tokenizer.EOS()}))
+			}
 			t.Stop = StopEOS
 		default:
 			t.Stop = StopLength
@@ -198,6 +188,30 @@ func (r *Remote) roll(ctx context.Context, t *Trajectory, seed int64) (int, erro
 			t.Response = resp.String()
 			return used, nil
 		}
+	}
+}
+
+// trajTool is the tool of one trajectory: its own session of a
+// SessionTool, opened at its first call, or the shared tool.
+type trajTool struct {
+	shared envs.Tool
+	sess   envs.ToolSession
+}
+
+func (b *trajTool) get() envs.Tool {
+	st, ok := b.shared.(envs.SessionTool)
+	if !ok {
+		return b.shared
+	}
+	if b.sess == nil {
+		b.sess = st.OpenSession()
+	}
+	return b.sess
+}
+
+func (b *trajTool) close() {
+	if b.sess != nil {
+		b.sess.Close()
 	}
 }
 

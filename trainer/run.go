@@ -197,9 +197,13 @@ func (r *Run) Engine(rc rollout.Config) *rollout.Engine {
 }
 
 // promptText renders a task with the configured template.
-func (r *Run) promptText(t envs.Task) string {
-	if r.Cfg.Prompt.Template == "chat" {
-		return policy.ChatPrompt(r.Cfg.Prompt.System, t.Prompt)
+func (r *Run) promptText(t envs.Task) string { return r.Cfg.Prompt.Render(t) }
+
+// Render renders a task as the text the policy continues: the question and
+// a newline (plain), or the Qwen2.5 chat template (chat).
+func (p PromptConfig) Render(t envs.Task) string {
+	if p.Template == "chat" {
+		return policy.ChatPrompt(p.System, t.Prompt)
 	}
 	return rollout.PromptText(t)
 }

@@ -1,0 +1,221 @@
+package evalbench
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/envs/mathtask"
+	"github.com/artist-rl/artist/rollout"
+)
+
+// benchFiles maps each benchmark name to its file under the data folder.
+var benchFiles = map[string]string{
+	"math500":  "math500/test.jsonl",
+	"aime24":   "aime24/test.jsonl",
+	"aime25":   "aime25/test.jsonl",
+	"amc23":    "amc23/test.jsonl",
+	"olympiad": "olympiadbench/test.jsonl",
+}
+
+// Names lists the known benchmarks in reporting order.
+func Names() []string { return []string{"math500", "aime24", "aime25", "amc23", "olympiad"} }
+
+// ParseNames splits a comma-separated list of benchmark names, keeping
+// their order and dropping repeats. An unknown name is an error that lists
+// the known ones.
+func ParseNames(list string) ([]string, error) {
+	var out []string
+	for _, n := range strings.Split(list, ",") {
+		n = strings.TrimSpace(n)
+		if n == "" || slices.Contains(out, n) {
+			continue
+		}
+		if _, ok := benchFiles[n]; !ok {
+			return nil, fmt.Errorf("evalbench: unknown benchmark %q: use %s", n, strings.Join(Names(), ", "))
+		}
+		out = append(out, n)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("evalbench: no benchmark named: use %s", strings.Join(Names(), ", "))
+	}
+	return out, nil
+}
+
+// Load reads the problems of a benchmark from its file under dataDir
+// (for example dataDir/math500/test.jsonl).
+func Load(dataDir, name string) (envs.List, error) {
+	file, ok := benchFiles[name]
+	if !ok {
+		return nil, fmt.Errorf("evalbench: unknown benchmark %q: use %s", name, strings.Join(Names(), ", "))
+	}
+	tasks, _, err := mathtask.Load(filepath.Join(dataDir, file))
+	if err != nil {
+		return nil, fmt.Errorf("evalbench: %s: %w", name, err)
+	}
+	return tasks, nil
+}
+
+// PassAtK is the unbiased estimator of pass@k from n samples of which c
+// are correct (Chen et al. 2021): 1 - C(n-c, k)/C(n, k), computed as
+// 1 - Π_{i=n-c+1..n} (1 - k/i) for stability. It panics unless
+// 0 ≤ c ≤ n and 1 ≤ k ≤ n (programmer errors).
+func PassAtK(n, c, k int) float64 {
+	if c < 0 || c > n || k < 1 || k > n {
+		panic(fmt.Sprintf("evalbench: PassAtK(%d, %d, %d): need 0 ≤ c ≤ n and 1 ≤ k ≤ n", n, c, k))
+	}
+	if n-c < k {
+		return 1
+	}
+	miss := 1.0
+	for i := n - c + 1; i <= n; i++ {
+		miss *= 1 - float64(k)/float64(i)
+	}
+	return 1 - miss
+}
+
+// Majority groups answers by equal (an equivalence, such as reward.Equal)
+// and returns a member of the largest group and its size. Empty answers
+// (nothing extracted) do not vote. Ties go to the group whose first member
+// comes first; each group is represented by its first member. With no
+// votes it returns "", 0.
+func Majority(answers []string, equal func(a, b string) bool) (string, int) {
+	var reps []string
+	var votes []int
+	for _, a := range answers {
+		if a == "" {
+			continue
+		}
+		i := slices.IndexFunc(reps, func(r string) bool { return equal(r, a) })
+		if i < 0 {
+			reps, votes = append(reps, a), append(votes, 0)
+			i = len(reps) - 1
+		}
+		votes[i]++
+	}
+	best := -1
+	for i, v := range votes {
+		if best < 0 || v > votes[best] {
+			best = i
+		}
+	}
+	if best < 0 {
+		return "", 0
+	}
+	return reps[best], votes[best]
+}
+
+// Rollout is one generated trajectory and the number of tokens the policy
+// wrote in it (Trajectory.ModelTokens for a local policy; the completion
+// tokens a remote server reported, whose trajectories hold no token ids).
+type Rollout struct {
+	Traj   *rollout.Trajectory
+	Tokens int
+}
+
+// Generator samples k rollouts for each task and returns them grouped
+// contiguously: rollout j*k+g belongs to tasks[j]. All randomness comes
+// from rng, which may be nil when sampling is greedy.
+type Generator interface {
+	Generate(ctx context.Context, tasks []envs.Task, k int, rng *rand.Rand) ([]Rollout, error)
+}
+
+// Engine generates with the local token-level rollout engine.
+type Engine struct {
+	*rollout.Engine
+	// Context, when positive, is the model's context in tokens. Generate
+	// then fails on a problem whose prompt plus the most tokens a response
+	// may hold (the response budget and every tool result with its tags)
+	// exceeds it, instead of overflowing the model's session.
+	Context int
+}
+
+// Generate implements Generator; it runs a copy of the engine with
+// GroupSize k.
+func (e Engine) Generate(ctx context.Context, tasks []envs.Task, k int, rng *rand.Rand) ([]Rollout, error) {
+	eng := *e.Engine
+	eng.Config.GroupSize = k
+	if err := e.fits(tasks); err != nil {
+		return nil, err
+	}
+	trajs, err := eng.Run(ctx, tasks, rng)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Rollout, len(trajs))
+	for i, t := range trajs {
+		out[i] = Rollout{Traj: t, Tokens: t.ModelTokens()}
+	}
+	return out, nil
+}
+
+// fits checks every task against Context.
+func (e Engine) fits(tasks []envs.Task) error {
+	if e.Context <= 0 {
+		return nil
+	}
+	tok, c, f := e.Tokenizer, e.Config, e.Format
+	tags := len(tok.Encode(rollout.Open(f.Output))) + len(tok.Encode(rollout.ResultBlock(f, "")[len(rollout.Open(f.Output)):]))
+	bound := c.MaxResponseTokens + c.MaxToolCalls*(c.MaxResultTokens+tags)
+	prompt := e.Prompt
+	if prompt == nil {
+		prompt = rollout.PromptText
+	}
+	for _, t := range tasks {
+		if n := len(tok.Encode(prompt(t))); n+bound > e.Context {
+			return fmt.Errorf("evalbench: problem %s: %d prompt tokens and up to %d response tokens exceed the model's context of %d: lower rollout.max_response_tokens or use a model with a longer context", t.ID, n, bound, e.Context)
+		}
+	}
+	return nil
+}
+
+// Remote generates through a policy behind an OpenAI-compatible
+// completions endpoint.
+type Remote struct{ *rollout.Remote }
+
+// Generate implements Generator.
+func (r Remote) Generate(ctx context.Context, tasks []envs.Task, k int, rng *rand.Rand) ([]Rollout, error) {
+	trajs, toks, err := r.Run(ctx, tasks, k, rng)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Rollout, len(trajs))
+	for i, t := range trajs {
+		out[i] = Rollout{Traj: t, Tokens: toks[i]}
+	}
+	return out, nil
+}
+
+// Sample is the graded record of one rollout, one line of samples.jsonl.
+type Sample struct {
+	Bench     string             `json:"bench"`
+	ID        string             `json:"id"`
+	Index     int                `json:"sample"` // which of the k samples of the problem
+	Question  string             `json:"question"`
+	Response  string             `json:"response"` // tool results included, as the policy read them
+	Extracted string             `json:"extracted"`
+	Gold      string             `json:"gold"`
+	Correct   bool               `json:"correct"`
+	Stop      rollout.StopReason `json:"stop"`
+	Calls     []rollout.Call     `json:"calls"`
+	Tokens    int                `json:"response_tokens"`
+}
+
+// Summary holds the scores of one benchmark.
+type Summary struct {
+	Bench         string  `json:"bench"`
+	Problems      int     `json:"problems"`
+	K             int     `json:"k"` // samples per problem
+	Pass1         float64 `json:"pass@1"`
+	PassK         float64 `json:"pass@k"` // unbiased estimator at k = K
+	MajK          float64 `json:"maj@k"`  // majority vote over the K extracted answers
+	ToolCalls     float64 `json:"tool_calls"`
+	ToolFailFrac  float64 `json:"tool_fail_frac"`
+	ResponseLen   float64 `json:"response_len"` // mean policy tokens per rollout
+	TruncatedFrac float64 `json:"truncated_frac"`
+	Seconds       float64 `json:"seconds"`
+}

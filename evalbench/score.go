@@ -1,0 +1,126 @@
+package evalbench
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"time"
+
+	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/reward"
+	"github.com/artist-rl/artist/rollout"
+)
+
+// Score grades rollouts of tasks, k per task grouped contiguously (as a
+// Generator returns them), and summarises them. It panics when
+// len(rolls) != k*len(tasks) (a programmer error).
+func Score(bench string, tasks []envs.Task, rolls []Rollout, k int, f rollout.Format) ([]Sample, Summary) {
+	if k < 1 || len(rolls) != k*len(tasks) {
+		panic(fmt.Sprintf("evalbench: Score got %d rollouts for %d tasks × %d samples", len(rolls), len(tasks), k))
+	}
+	samples := make([]Sample, len(rolls))
+	sum := Summary{Bench: bench, Problems: len(tasks), K: k}
+	calls, fails := 0, 0
+	for j, task := range tasks {
+		answers := make([]string, k)
+		correct := 0
+		for g := range k {
+			s := grade(bench, task, g, rolls[j*k+g], f)
+			samples[j*k+g] = s
+			answers[g] = s.Extracted
+			if s.Correct {
+				correct++
+			}
+			calls += len(s.Calls)
+			for _, c := range s.Calls {
+				if !c.Result.Status.Success() {
+					fails++
+				}
+			}
+			sum.ResponseLen += float64(s.Tokens)
+			if s.Stop == rollout.StopLength {
+				sum.TruncatedFrac++
+			}
+		}
+		sum.Pass1 += float64(correct) / float64(k)
+		sum.PassK += PassAtK(k, correct, k)
+		if maj, _ := Majority(answers, reward.Equal); maj != "" && reward.Equal(maj, task.Answer) {
+			sum.MajK++
+		}
+	}
+	if n := float64(len(tasks)); n > 0 {
+		sum.Pass1 /= n
+		sum.PassK /= n
+		sum.MajK /= n
+		total := float64(len(rolls))
+		sum.ResponseLen /= total
+		sum.TruncatedFrac /= total
+		sum.ToolCalls = float64(calls) / total
+	}
+	if calls > 0 {
+		sum.ToolFailFrac = float64(fails) / float64(calls)
+	}
+	return samples, sum
+}
+
+// grade builds the record of sample g of task.
+func grade(bench string, task envs.Task, g int, r Rollout, f rollout.Format) Sample {
+	t := r.Traj
+	s := Sample{
+		Bench: bench, ID: task.ID, Index: g, Question: task.Prompt, Gold: task.Answer,
+		Response: t.Response, Stop: t.Stop, Calls: t.Calls, Tokens: r.Tokens,
+	}
+	if s.Calls == nil {
+		s.Calls = []rollout.Call{}
+	}
+	if a, ok := reward.Extract(t.Response, f); ok {
+		s.Extracted = a
+		s.Correct = reward.Equal(a, task.Answer)
+	}
+	return s
+}
+
+// Options configures Run.
+type Options struct {
+	Bench  string
+	K      int // samples per problem (at least 1)
+	Format rollout.Format
+	// Chunk is how many problems are generated together (default 16);
+	// progress is reported after each chunk.
+	Chunk int
+	// Progress, when set, is called after each chunk with the problems
+	// done, their total and the time since Run started.
+	Progress func(done, total int, elapsed time.Duration)
+}
+
+// Run generates opts.K rollouts for every task through gen, a chunk of
+// problems at a time, and scores them. rng is passed to every chunk in
+// turn, so a seed fixes the results of a deterministic generator.
+func Run(ctx context.Context, gen Generator, tasks []envs.Task, opts Options, rng *rand.Rand) ([]Sample, Summary, error) {
+	if opts.K < 1 {
+		return nil, Summary{}, fmt.Errorf("evalbench: k must be at least 1 (got %d)", opts.K)
+	}
+	chunk := opts.Chunk
+	if chunk <= 0 {
+		chunk = 16
+	}
+	start := time.Now()
+	var rolls []Rollout
+	for lo := 0; lo < len(tasks); lo += chunk {
+		hi := min(lo+chunk, len(tasks))
+		got, err := gen.Generate(ctx, tasks[lo:hi], opts.K, rng)
+		if err != nil {
+			return nil, Summary{}, fmt.Errorf("evalbench: %s: %w", opts.Bench, err)
+		}
+		if len(got) != (hi-lo)*opts.K {
+			return nil, Summary{}, fmt.Errorf("evalbench: %s: generator returned %d rollouts for %d problems × %d", opts.Bench, len(got), hi-lo, opts.K)
+		}
+		rolls = append(rolls, got...)
+		if opts.Progress != nil {
+			opts.Progress(hi, len(tasks), time.Since(start))
+		}
+	}
+	samples, sum := Score(opts.Bench, tasks, rolls, opts.K, opts.Format)
+	sum.Seconds = time.Since(start).Seconds()
+	return samples, sum, nil
+}
