@@ -350,24 +350,9 @@ func closeTools(rows []*row) {
 	}
 }
 
-// call runs one tool call under tool_timeout. A tool that ignores its
-// deadline is abandoned after toolGrace more and recorded as a timeout.
+// call runs one tool call under tool_timeout (see callTool).
 func (r *runner) call(ctx context.Context, tool envs.Tool, input string) envs.Result {
-	cctx, cancel := context.WithTimeout(ctx, r.cfg.ToolTimeout)
-	defer cancel()
-	ch := make(chan envs.Result, 1)
-	go func() { ch <- tool.Call(cctx, input) }()
-	grace := time.NewTimer(r.cfg.ToolTimeout + toolGrace)
-	defer grace.Stop()
-	select {
-	case res := <-ch:
-		return res
-	case <-ctx.Done():
-		return envs.Result{Status: envs.StatusError, Output: "error: canceled", Error: ctx.Err().Error()}
-	case <-grace.C:
-		msg := fmt.Sprintf("timed out after %v", r.cfg.ToolTimeout)
-		return envs.Result{Status: envs.StatusTimeout, Output: "error: " + msg, Error: msg}
-	}
+	return callTool(ctx, tool, r.cfg.ToolTimeout, input)
 }
 
 // apply appends a call's result to a paused row and resumes it. A closing
