@@ -16,6 +16,11 @@
 // NewComposite; it returns the weighted total and each component on its own
 // for logging.
 //
+// Function calling (BFCL v3) has its own components, built from the loaded
+// data by NewFC: fc_state (0.5 × matching state attributes), fc_function
+// (0.5 × matched gold calls) and fc_format (0.025 per tag pair, 0.1 more
+// when the order is strict).
+//
 // The grader (Extract, Equal) finds the last answer block, boxed answer or
 // "the answer is" phrase, and compares answers after LaTeX normalisation as
 // exact numbers, percentages, tuples, intervals, sets, matrices, equations
