@@ -10,7 +10,6 @@ import (
 
 	"github.com/artist-rl/artist/internal/atomicfile"
 	"github.com/artist-rl/artist/policy"
-	"github.com/artist-rl/artist/rollout"
 )
 
 // Summary is what summary.json holds: held-out results before and after
@@ -181,5 +180,3 @@ func (r *Run) lr(step int) float64 {
 
 // maxTokens bounds a response (model and tool tokens), the Dr. GRPO norm.
 func (r *Run) maxTokens() int { return r.Cfg.Rollout.MaxResponseTokens }
-
-var _ = rollout.StopLength

@@ -5,8 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-
-	"github.com/artist-rl/artist/policy"
 )
 
 // OpenCheckpoint prepares a run around a checkpoint folder: its
@@ -33,5 +31,3 @@ func OpenCheckpoint(dir string, sets []string, out io.Writer) (*Run, error) {
 	cfg.Init = dir
 	return Setup(cfg, out)
 }
-
-var _ = policy.LoadModel
