@@ -60,19 +60,7 @@ func (a args) list(n string) []any   { l, _ := a[n].([]any); return l }
 func (a args) dict(n string) *Dict   { d, _ := a[n].(*Dict); return d }
 
 // float returns a numeric argument as a float.
-func (a args) float(n string) float64 {
-	switch x := a[n].(type) {
-	case int64:
-		return float64(x)
-	case float64:
-		return x
-	case bool:
-		if x {
-			return 1
-		}
-	}
-	return 0
-}
+func (a args) float(n string) float64 { return toFloat(a[n]) }
 
 // integer returns an int argument.
 func (a args) integer(n string) int64 {
