@@ -10,11 +10,15 @@ import (
 	"math/rand"
 )
 
-// Task is one problem.
+// Task is one problem. A multi-turn task (a conversation) has user
+// messages after the first: the policy answers Prompt, and each time it
+// ends its turn (end-of-sequence or the closing answer tag) the next of
+// Turns is given to it, until none is left.
 type Task struct {
-	ID     string `json:"id"`
-	Prompt string `json:"prompt"` // the question as the policy sees it
-	Answer string `json:"answer"` // gold final answer
+	ID     string   `json:"id"`
+	Prompt string   `json:"prompt"`          // the question (first user message) as the policy sees it
+	Answer string   `json:"answer"`          // gold final answer; empty when the task is judged otherwise
+	Turns  []string `json:"turns,omitempty"` // user messages of turns 1, 2, ... of a multi-turn task
 }
 
 // Dataset is a finite, ordered list of tasks.
@@ -62,11 +66,23 @@ type ToolSession interface {
 
 // SessionTool is a Tool that opens a session per trajectory, in which
 // later calls may see the state earlier ones left (a stateful interpreter
-// keeps the definitions of earlier programs). The rollout engine opens one
-// at a trajectory's first call and closes it when the rollout ends.
+// keeps the definitions of earlier programs; a function-calling
+// environment keeps the task's API instances). The rollout engine opens
+// one with the trajectory's task at its start and closes it when the
+// rollout ends. OpenSession never fails: a session that cannot serve the
+// task answers each call with an error result.
 type SessionTool interface {
 	Tool
-	OpenSession() ToolSession
+	OpenSession(task Task) ToolSession
+}
+
+// TurnSession is a ToolSession of a multi-turn task that wants to know
+// when the conversation moves on: the engine calls StartTurn(k) before the
+// policy reads the user message of turn k (k >= 1), for example to offer
+// functions withheld until that turn.
+type TurnSession interface {
+	ToolSession
+	StartTurn(turn int)
 }
 
 // Disabled is a Tool that answers every call with an error. It is the

@@ -40,6 +40,10 @@ type Engine struct {
 	// Prompt renders a task as the text the policy continues; nil means
 	// task.Prompt + "\n".
 	Prompt func(envs.Task) string
+	// UserTurn renders a later user message of a multi-turn task as the
+	// text the engine appends after the policy ends its turn; nil means
+	// UserTurnText.
+	UserTurn func(msg string) string
 }
 
 type rowState uint8
@@ -60,6 +64,7 @@ type row struct {
 	model int              // model tokens sampled so far
 	code  string           // input of the pending call while calling
 	tool  envs.ToolSession // the trajectory's session of a SessionTool, opened at its first call
+	turns [][]int          // encoded later user turns of the task, in order
 }
 
 // runner holds what one Run derives from its Engine.
@@ -112,7 +117,7 @@ func (e *Engine) Run(ctx context.Context, tasks []envs.Task, rng *rand.Rand) ([]
 	if rng == nil && r.cfg.Temperature != 0 {
 		panic("rollout: Run needs a seeded *rand.Rand unless temperature is 0")
 	}
-	rows, maxPrompt, err := r.start(tasks)
+	rows, maxLen, err := r.start(tasks)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +125,7 @@ func (e *Engine) Run(ctx context.Context, tasks []envs.Task, rng *rand.Rand) ([]
 		return []*Trajectory{}, nil
 	}
 	defer closeTools(rows)
-	sess := e.Policy.NewSession(len(rows), maxPrompt+r.responseBound())
+	sess := e.Policy.NewSession(len(rows), maxLen)
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("rollout: %w", err)
@@ -180,28 +185,39 @@ func (r *runner) responseBound() int {
 	return r.cfg.MaxResponseTokens + r.cfg.MaxToolCalls*perCall
 }
 
-// start encodes each prompt once and opens G rows per task.
+// start encodes each prompt and later user turn once and opens G rows per
+// task. It returns the rows and the most tokens any of them may hold.
 func (r *runner) start(tasks []envs.Task) ([]*row, int, error) {
 	prompt := r.e.Prompt
 	if prompt == nil {
 		prompt = PromptText
 	}
+	userTurn := r.e.UserTurn
+	if userTurn == nil {
+		userTurn = UserTurnText
+	}
 	G := r.cfg.GroupSize
 	rows := make([]*row, 0, len(tasks)*G)
-	maxPrompt := 0
+	maxLen := 0
 	for j, task := range tasks {
 		ids := r.e.Tokenizer.Encode(prompt(task))
 		if len(ids) == 0 {
 			return nil, 0, fmt.Errorf("rollout: task %q: prompt encodes to no tokens", task.ID)
 		}
-		maxPrompt = max(maxPrompt, len(ids))
+		turns := make([][]int, len(task.Turns))
+		n := len(ids)
+		for k, msg := range task.Turns {
+			turns[k] = r.e.Tokenizer.Encode(userTurn(msg))
+			n += len(turns[k])
+		}
+		maxLen = max(maxLen, n)
 		for range G {
-			t := &Trajectory{Task: task, Group: j, PromptLen: len(ids)}
+			t := &Trajectory{Task: task, Group: j, PromptLen: len(ids), Turns: 1}
 			t.Append(ids, 0, nil)
-			rows = append(rows, &row{traj: t, feed: slices.Clone(ids)})
+			rows = append(rows, &row{traj: t, feed: slices.Clone(ids), turns: turns})
 		}
 	}
-	return rows, maxPrompt, nil
+	return rows, maxLen + r.responseBound(), nil
 }
 
 // feeds collects each generating row's pending tokens; active lists those
@@ -255,12 +271,12 @@ func (r *runner) advance(w *row, tok int, lp float32) {
 	w.seg = append(w.seg, tok)
 	w.feed = []int{tok}
 	if tok == r.eos {
-		w.end(StopEOS)
+		r.endTurn(w, StopEOS)
 		return
 	}
 	switch r.closed(w.seg) {
 	case r.closeAnswer:
-		w.end(StopAnswer)
+		r.endTurn(w, StopAnswer)
 	case r.closeCode:
 		if len(w.traj.Calls) >= r.cfg.MaxToolCalls {
 			w.end(StopMaxTurns)
@@ -276,6 +292,30 @@ func (r *runner) advance(w *row, tok int, lp float32) {
 
 func (w *row) end(s StopReason) {
 	w.state, w.feed, w.traj.Stop = done, nil, s
+}
+
+// endTurn ends the policy's turn: the rollout stops with s, unless the
+// task has a later user turn and the response budget is not spent; then
+// the engine appends that turn's message with mask 0, tells the tool
+// session, and the policy goes on.
+func (r *runner) endTurn(w *row, s StopReason) {
+	t := w.traj
+	if t.Turns > len(w.turns) {
+		w.end(s)
+		return
+	}
+	if w.model >= r.cfg.MaxResponseTokens {
+		w.end(StopLength)
+		return
+	}
+	msg := w.turns[t.Turns-1]
+	t.Append(msg, 0, nil)
+	w.feed = append(w.feed, msg...)
+	w.seg = w.seg[:0]
+	t.Turns++
+	if ts, ok := w.tool.(envs.TurnSession); ok {
+		ts.StartTurn(t.Turns - 1)
+	}
 }
 
 // closed returns the closing tag (code or answer) that the last token of
@@ -336,9 +376,21 @@ func (r *runner) toolOf(w *row) envs.Tool {
 		return r.e.Tool
 	}
 	if w.tool == nil {
-		w.tool = st.OpenSession()
+		w.tool = openSession(st, w.traj.Task, w.traj.Turns-1)
 	}
 	return w.tool
+}
+
+// openSession opens a session for task and brings it to turn: a session
+// opened late hears of every turn already started.
+func openSession(st envs.SessionTool, task envs.Task, turn int) envs.ToolSession {
+	s := st.OpenSession(task)
+	if ts, ok := s.(envs.TurnSession); ok {
+		for k := 1; k <= turn; k++ {
+			ts.StartTurn(k)
+		}
+	}
+	return s
 }
 
 // closeTools ends the rows' tool sessions.
@@ -361,7 +413,7 @@ func (r *runner) call(ctx context.Context, tool envs.Tool, input string) envs.Re
 func (r *runner) apply(w *row, res envs.Result) {
 	text := strings.ReplaceAll(res.Output, Close(r.e.Format.Output), "< /"+r.e.Format.Output+">")
 	body, cut := fitResult(r.e.Tokenizer.Encode(text), r.cfg.MaxResultTokens, r.mark)
-	w.traj.Calls = append(w.traj.Calls, Call{Input: w.code, Result: res, Truncated: cut})
+	w.traj.Calls = append(w.traj.Calls, Call{Input: w.code, Result: res, Truncated: cut, Turn: w.traj.Turns - 1})
 	out := slices.Concat(r.openOut, body, r.closeOut)
 	w.traj.Append(out, 0, nil)
 	w.feed = append(w.feed, out...)

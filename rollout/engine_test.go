@@ -59,7 +59,7 @@ func checkGroups(t *testing.T, e *Engine, tasks []envs.Task, trajs []*Trajectory
 		t.Fatalf("got %d trajectories, want %d", len(trajs), len(tasks)*G)
 	}
 	for i, tr := range trajs {
-		if tr.Group != i/G || tr.Task != tasks[i/G] {
+		if tr.Group != i/G || !reflect.DeepEqual(tr.Task, tasks[i/G]) {
 			t.Errorf("trajectory %d: group %d task %q, want %d %q", i, tr.Group, tr.Task.ID, i/G, tasks[i/G].ID)
 		}
 		if err := tr.Validate(); err != nil {
@@ -101,6 +101,13 @@ func checkFeeds(t *testing.T, s *scriptSession, i int, tr *Trajectory) {
 // budgets hold.
 func checkTokens(t *testing.T, e *Engine, p *scriptPolicy, i int, tr *Trajectory) {
 	t.Helper()
+	checkTokensWith(t, e, p, i, tr, UserTurnText)
+}
+
+// checkTokensWith is checkTokens for an engine that renders later user
+// turns with userTurn.
+func checkTokensWith(t *testing.T, e *Engine, p *scriptPolicy, i int, tr *Trajectory, userTurn func(string) string) {
+	t.Helper()
 	var spans []string
 	for k := tr.PromptLen; k < len(tr.Tokens); k++ {
 		lp := tr.LogProbs[k]
@@ -119,12 +126,25 @@ func checkTokens(t *testing.T, e *Engine, p *scriptPolicy, i int, tr *Trajectory
 			t.Fatalf("row %d token %d: log-prob %g, want %g", i, k, lp, want)
 		}
 	}
-	if len(spans) != len(tr.Calls) {
-		t.Fatalf("row %d: %d engine-written spans for %d calls", i, len(spans), len(tr.Calls))
+	var outputs, users []string
+	for _, sp := range spans {
+		if strings.HasPrefix(sp, "<output>") {
+			outputs = append(outputs, sp)
+		} else {
+			users = append(users, sp)
+		}
 	}
-	for c, sp := range spans {
-		if !strings.HasPrefix(sp, "<output>") || !strings.HasSuffix(sp, "</output>\n") {
+	if len(outputs) != len(tr.Calls) || len(users) != tr.Turns-1 {
+		t.Fatalf("row %d: engine wrote %d output blocks and %d user turns for %d calls and %d turns", i, len(outputs), len(users), len(tr.Calls), tr.Turns)
+	}
+	for c, sp := range outputs {
+		if !strings.HasSuffix(sp, "</output>\n") {
 			t.Errorf("row %d call %d: engine wrote %q, want an output block", i, c, sp)
+		}
+	}
+	for k, sp := range users {
+		if want := userTurn(tr.Task.Turns[k]); sp != want {
+			t.Errorf("row %d turn %d: engine wrote %q, want %q", i, k+1, sp, want)
 		}
 	}
 	if tr.ModelTokens() > e.Config.MaxResponseTokens || len(tr.Calls) > e.Config.MaxToolCalls {
@@ -307,7 +327,7 @@ func (s *sessionTool) Call(context.Context, string) envs.Result {
 	return envs.Result{Status: envs.StatusError, Output: "error: shared tool used"}
 }
 
-func (s *sessionTool) OpenSession() envs.ToolSession {
+func (s *sessionTool) OpenSession(envs.Task) envs.ToolSession {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.opened++

@@ -86,3 +86,7 @@ func ResultBlock(f Format, result string) string {
 // PromptText is the default rendering of a task for the policy: the
 // question followed by a newline.
 func PromptText(t envs.Task) string { return t.Prompt + "\n" }
+
+// UserTurnText is the default rendering of a later user message of a
+// multi-turn task: the message on its own line.
+func UserTurnText(msg string) string { return "\n" + msg + "\n" }

@@ -54,6 +54,9 @@ type Remote struct {
 	Tokenizer Tokenizer
 	// Prompt renders a task; nil means PromptText.
 	Prompt func(envs.Task) string
+	// UserTurn renders a later user message of a multi-turn task, as
+	// Engine.UserTurn; nil means UserTurnText.
+	UserTurn func(msg string) string
 	// Parallel bounds the trajectories in flight (default 8).
 	Parallel int
 }
@@ -148,7 +151,8 @@ func (r *Remote) roll(ctx context.Context, t *Trajectory, seed int64) (int, erro
 	closeCode, closeAnswer := Close(r.Format.Code), Close(r.Format.Answer)
 	var resp strings.Builder
 	used := 0
-	tool := &trajTool{shared: r.Tool}
+	t.Turns = 1
+	tool := &trajTool{shared: r.Tool, traj: t}
 	defer tool.close()
 	for turn := int64(0); ; turn++ {
 		s := seed + turn
@@ -184,6 +188,17 @@ func (r *Remote) roll(ctx context.Context, t *Trajectory, seed int64) (int, erro
 		default:
 			t.Stop = StopLength
 		}
+		if (t.Stop == StopAnswer || t.Stop == StopEOS) && t.Turns <= len(t.Task.Turns) && used < r.Config.MaxResponseTokens {
+			resp.WriteString(r.userTurn(t.Task.Turns[t.Turns-1]))
+			t.Turns++
+			tool.startTurn(t.Turns - 1)
+			t.Stop = ""
+		}
+		if t.Stop == StopAnswer || t.Stop == StopEOS {
+			if t.Turns <= len(t.Task.Turns) {
+				t.Stop = StopLength // the budget ended the conversation early
+			}
+		}
 		if t.Stop != "" {
 			t.Response = resp.String()
 			return used, nil
@@ -191,10 +206,18 @@ func (r *Remote) roll(ctx context.Context, t *Trajectory, seed int64) (int, erro
 	}
 }
 
+func (r *Remote) userTurn(msg string) string {
+	if r.UserTurn != nil {
+		return r.UserTurn(msg)
+	}
+	return UserTurnText(msg)
+}
+
 // trajTool is the tool of one trajectory: its own session of a
 // SessionTool, opened at its first call, or the shared tool.
 type trajTool struct {
 	shared envs.Tool
+	traj   *Trajectory
 	sess   envs.ToolSession
 }
 
@@ -204,9 +227,16 @@ func (b *trajTool) get() envs.Tool {
 		return b.shared
 	}
 	if b.sess == nil {
-		b.sess = st.OpenSession()
+		b.sess = openSession(st, b.traj.Task, b.traj.Turns-1)
 	}
 	return b.sess
+}
+
+// startTurn tells an open session that the conversation reached turn.
+func (b *trajTool) startTurn(turn int) {
+	if ts, ok := b.sess.(envs.TurnSession); ok {
+		ts.StartTurn(turn)
+	}
 }
 
 func (b *trajTool) close() {
@@ -301,7 +331,7 @@ func (r *Remote) call(ctx context.Context, t *Trajectory, tool envs.Tool, code s
 	res := callTool(ctx, tool, r.Config.ToolTimeout, code)
 	text := strings.ReplaceAll(res.Output, Close(r.Format.Output), "< /"+r.Format.Output+">")
 	body, cut := r.fit(text)
-	t.Calls = append(t.Calls, Call{Input: code, Result: res, Truncated: cut})
+	t.Calls = append(t.Calls, Call{Input: code, Result: res, Truncated: cut, Turn: t.Turns - 1})
 	return ResultBlock(r.Format, body)
 }
 

@@ -111,7 +111,7 @@ func TestRemoteMatchesEngine(t *testing.T) {
 			for i, want := range local {
 				g := got[i]
 				if g.Response != want.Response || g.Stop != want.Stop || !reflect.DeepEqual(g.Calls, want.Calls) ||
-					g.Task != want.Task || g.Group != want.Group || used[i] != want.ModelTokens() {
+					!reflect.DeepEqual(g.Task, want.Task) || g.Group != want.Group || used[i] != want.ModelTokens() {
 					t.Errorf("trajectory %d:\n remote %q %s %d tokens %+v\n engine %q %s %d tokens %+v",
 						i, g.Response, g.Stop, used[i], g.Calls, want.Response, want.Stop, want.ModelTokens(), want.Calls)
 				}

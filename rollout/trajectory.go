@@ -21,6 +21,7 @@ type Call struct {
 	Input     string      `json:"input"` // code between the code tags
 	Result    envs.Result `json:"result"`
 	Truncated bool        `json:"truncated"` // the result was cut to the result-token budget
+	Turn      int         `json:"turn"`      // the user turn (0 first) in which the policy made the call
 }
 
 // Trajectory is the core record of one rollout. Tokens, Mask and LogProbs
@@ -40,6 +41,9 @@ type Trajectory struct {
 	Response  string     `json:"response"` // decoded text after the prompt, tool results included
 	Calls     []Call     `json:"calls"`
 	Stop      StopReason `json:"stop"`
+	// Turns counts the user turns the policy was given: 1 plus the later
+	// user messages of a multi-turn task appended so far.
+	Turns int `json:"turns"`
 }
 
 // Append adds tokens with one mask value and their log-probs. logprobs may

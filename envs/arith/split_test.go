@@ -47,7 +47,7 @@ func TestHeldOutBalancedAndDistinct(t *testing.T) {
 	seen := map[key]bool{}
 	for _, task := range held {
 		p, ok := parseID(task.ID)
-		if !ok || seen[p.key()] || task != p.Task() {
+		if !ok || seen[p.key()] || !reflect.DeepEqual(task, p.Task()) {
 			t.Fatalf("held-out task %+v is malformed or repeated", task)
 		}
 		seen[p.key()] = true

@@ -31,7 +31,7 @@ var (
 
 // OpenSession returns Session() as an envs.ToolSession, so the rollout
 // engine gives each trajectory its own session.
-func (s *Sandbox) OpenSession() envs.ToolSession { return s.Session() }
+func (s *Sandbox) OpenSession(envs.Task) envs.ToolSession { return s.Session() }
 
 // Session returns a new session of s.
 func (s *Sandbox) Session() *Session {
