@@ -158,16 +158,13 @@ func (e Engine) fits(tasks []envs.Task) error {
 	if e.Context <= 0 {
 		return nil
 	}
-	tok, c, f := e.Tokenizer, e.Config, e.Format
-	tags := len(tok.Encode(rollout.Open(f.Output))) + len(tok.Encode(rollout.ResultBlock(f, "")[len(rollout.Open(f.Output)):]))
-	bound := c.MaxResponseTokens + c.MaxToolCalls*(c.MaxResultTokens+tags)
-	prompt := e.Prompt
-	if prompt == nil {
-		prompt = rollout.PromptText
-	}
 	for _, t := range tasks {
-		if n := len(tok.Encode(prompt(t))); n+bound > e.Context {
-			return fmt.Errorf("evalbench: problem %s: %d prompt tokens and up to %d response tokens exceed the model's context of %d: lower rollout.max_response_tokens or use a model with a longer context", t.ID, n, bound, e.Context)
+		n, err := e.MaxLen(t)
+		if err != nil {
+			return err
+		}
+		if n > e.Context {
+			return fmt.Errorf("evalbench: problem %s: its prompt, user turns and response budget take up to %d tokens, over the model's context of %d: lower rollout.max_response_tokens or use a model with a longer context", t.ID, n, e.Context)
 		}
 	}
 	return nil

@@ -16,7 +16,7 @@ import (
 
 const (
 	padMultiple = 16 // T is rounded up to a multiple of this, to reuse graphs
-	batchPad    = 8  // B is rounded up to a multiple of this, likewise
+	batchPad    = 8  // B above this is rounded up to a multiple of it, likewise
 	maxGraphs   = 4  // graphs kept per model; the least recently used goes first
 )
 
@@ -46,7 +46,8 @@ type graphCache struct {
 // tokens; GRPO passes ∂loss/∂logp.
 //
 // The batch is padded to T = the longest sequence rounded up to a multiple
-// of 16 and to B = len(seqs) rounded up to a multiple of 8 (padding rows
+// of 16 and to B = len(seqs) rounded up to a power of two up to 8, to a
+// multiple of 8 above (padding rows
 // carry no target and no weight), and the compiled graph is cached by
 // (B, T) — at most four shapes per model. The graph reads the weights straight from Param.Data
 // (no copy), so in-place optimizer updates are seen by the next call.
@@ -64,7 +65,7 @@ func (m *Model) Backward(seqs [][]int, coef [][]float32) (logp [][]float32, err 
 		return logp, nil
 	}
 	T := (longest + padMultiple - 1) / padMultiple * padMultiple
-	B := (len(seqs) + batchPad - 1) / batchPad * batchPad
+	B := paddedBatch(len(seqs))
 	tg, err := m.graph(B, T)
 	if err != nil {
 		return nil, err
@@ -87,6 +88,20 @@ func (m *Model) Backward(seqs [][]int, coef [][]float32) (logp [][]float32, err 
 		}
 	}
 	return logp, nil
+}
+
+// paddedBatch is the batch size a graph is built for: n rounded up to a
+// power of two up to batchPad (small micro-batches of long sequences waste
+// little), to a multiple of batchPad above it.
+func paddedBatch(n int) int {
+	if n > batchPad {
+		return (n + batchPad - 1) / batchPad * batchPad
+	}
+	b := 1
+	for b < n {
+		b *= 2
+	}
+	return b
 }
 
 // checkBatch validates the arguments of Backward and returns the longest

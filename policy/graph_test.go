@@ -184,7 +184,7 @@ func TestBackwardSharesWeights(t *testing.T) {
 	if _, err := m.Backward(seqs, coef); err != nil {
 		t.Fatal(err)
 	}
-	tg := m.graphs.graphs[[2]int{batchPad, 32}]
+	tg := m.graphs.graphs[[2]int{paddedBatch(len(seqs)), 32}]
 	for i, p := range m.Params {
 		for j := range p.Data {
 			if p.Data[j] != before[i][j] {
@@ -258,7 +258,7 @@ func TestBackwardGraphCache(t *testing.T) {
 	if n := len(m.graphs.graphs); n != maxGraphs {
 		t.Errorf("cache holds %d graphs, want %d", n, maxGraphs)
 	}
-	if _, ok := m.graphs.graphs[[2]int{batchPad, 16}]; !ok {
+	if _, ok := m.graphs.graphs[[2]int{paddedBatch(2), 16}]; !ok {
 		t.Errorf("the most recently used graph was evicted")
 	}
 }
@@ -313,7 +313,15 @@ func TestBackwardBatchPadding(t *testing.T) {
 			t.Fatalf("gradient %d: batch %v, sum of rows %v", i, g3[i], sum[i])
 		}
 	}
-	if n := len(m.graphs.graphs); n != 1 {
-		t.Errorf("batches of 1 and 3 rows built %d graphs, want 1", n)
+	if n := len(m.graphs.graphs); n != 2 {
+		t.Errorf("batches of 1 and 3 rows built %d graphs, want 2 (B 1 and 4)", n)
+	}
+}
+
+func TestPaddedBatch(t *testing.T) {
+	for n, want := range map[int]int{1: 1, 2: 2, 3: 4, 5: 8, 8: 8, 9: 16, 17: 24} {
+		if got := paddedBatch(n); got != want {
+			t.Errorf("paddedBatch(%d) = %d, want %d", n, got, want)
+		}
 	}
 }

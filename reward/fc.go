@@ -3,8 +3,10 @@ package reward
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -69,10 +71,11 @@ func (f FCFormat) names() [3]string { return [3]string{f.Reasoning, f.Tool, f.Re
 // An FC is safe for concurrent use: gold end states are computed once per
 // entry and shared.
 type FC struct {
-	data    *bfcl.Data
-	entries map[string]bfcl.Entry
-	params  map[string][]string // function name -> parameter names in signature order
-	format  FCFormat
+	data     *bfcl.Data
+	entries  map[string]bfcl.Entry
+	params   map[string][]string // function name -> parameter names in signature order
+	format   FCFormat
+	category string
 
 	mu   sync.Mutex
 	gold map[string]*goldEnd
@@ -100,7 +103,7 @@ func NewFC(d *bfcl.Data, category string, f FCFormat) (*FC, error) {
 	if err != nil {
 		return nil, err
 	}
-	fc := &FC{data: d, entries: map[string]bfcl.Entry{}, params: params, format: f, gold: map[string]*goldEnd{}}
+	fc := &FC{data: d, entries: map[string]bfcl.Entry{}, params: params, format: f, category: category, gold: map[string]*goldEnd{}}
 	for _, e := range es {
 		fc.entries[e.ID] = e
 	}
@@ -162,8 +165,7 @@ func (fc *FC) Components() Composite {
 // links as the official checker does, to the end state of the entry's
 // ground truth. The trajectory's end state comes from running all its
 // calls, in order, on fresh instances of the entry (long-context
-// extensions included); every function is callable, since a trajectory
-// carries no turn boundaries to withhold missing functions by. It does not
+// extensions included), every function callable. It does not
 // apply to an unknown entry, to an entry without state attributes (math
 // only) or when the entry's instances cannot be built.
 func (fc *FC) State() Func {
@@ -442,4 +444,66 @@ func fcStrict(seq []int) bool {
 		}
 	}
 	return calls > 0
+}
+
+// FCNames are the function-calling reward components, as FC.Components
+// names them.
+func FCNames() []string { return []string{"fc_format", "fc_function", "fc_state"} }
+
+// CheckFCWeights requires weights to name some of FCNames, each with a
+// finite weight.
+func CheckFCWeights(weights map[string]float64) error {
+	if len(weights) == 0 {
+		return fmt.Errorf("reward: no components: give weights for some of %s", strings.Join(FCNames(), ", "))
+	}
+	for name, w := range weights {
+		if !slices.Contains(FCNames(), name) {
+			return fmt.Errorf("reward: unknown function-calling component %q: valid names are %s", name, strings.Join(FCNames(), ", "))
+		}
+		if math.IsNaN(w) || math.IsInf(w, 0) {
+			return fmt.Errorf("reward: weight of %q is %v: give a finite number", name, w)
+		}
+	}
+	return nil
+}
+
+// Weighted returns the components named by weights (see CheckFCWeights),
+// sorted by name, each with its weight.
+func (fc *FC) Weighted(weights map[string]float64) (Composite, error) {
+	if err := CheckFCWeights(weights); err != nil {
+		return nil, err
+	}
+	var out Composite
+	for _, c := range fc.Components() {
+		if w, ok := weights[c.Name]; ok {
+			c.Weight = w
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// Turns returns the policy's calls in t as bfcl.Check reads them: t.Turns
+// turns (at least one), and in each the steps of that turn, one per tool
+// block, holding the calls bfcl.StepCalls reads from the block (none when
+// it does not parse).
+func Turns(t *rollout.Trajectory) [][][]string {
+	turns := make([][][]string, max(t.Turns, 1))
+	for _, c := range t.Calls {
+		if c.Turn >= 0 && c.Turn < len(turns) {
+			turns[c.Turn] = append(turns[c.Turn], bfcl.StepCalls(c.Input))
+		}
+	}
+	return turns
+}
+
+// Check scores t with the official multi-turn checker against the entry
+// its task names; an entry not of the category fails with
+// bfcl.ErrSetup.
+func (fc *FC) Check(t *rollout.Trajectory) bfcl.Verdict {
+	e, ok := fc.entries[t.Task.ID]
+	if !ok {
+		return bfcl.Verdict{ErrorType: bfcl.ErrSetup, Turn: -1, Message: fmt.Sprintf("no %s entry %q", fc.category, t.Task.ID)}
+	}
+	return bfcl.Check(fc.data, e, Turns(t))
 }

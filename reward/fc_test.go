@@ -275,3 +275,64 @@ func ExampleFC_Components() {
 	// Output:
 	// format 0.175 function 0.150 state 0.450 total 0.775
 }
+
+// TestFCCheckTrajectory: a trajectory that makes each turn's ground-truth
+// calls in that turn passes the official checker; the same calls with the
+// last turn's dropped, or all in the first turn, fail it.
+func TestFCCheckTrajectory(t *testing.T) {
+	fc := baseFC(t)
+	e := fc.entries["multi_turn_base_0"]
+	build := func(turns [][]string) *rollout.Trajectory {
+		tr := &rollout.Trajectory{Task: envs.Task{ID: e.ID}, Turns: len(e.GroundTruth)}
+		for k, calls := range turns {
+			if len(calls) > 0 {
+				tr.Calls = append(tr.Calls, rollout.Call{Input: "[" + strings.Join(calls, ", ") + "]", Turn: k})
+			}
+		}
+		return tr
+	}
+	gold := e.GroundTruth
+	dropped := append(append([][]string(nil), gold[:len(gold)-1]...), nil)
+	var all []string
+	for _, c := range gold {
+		all = append(all, c...)
+	}
+	early := make([][]string, len(gold))
+	early[0] = all
+	cases := []struct {
+		name  string
+		traj  *rollout.Trajectory
+		valid bool
+		kind  string
+	}{
+		{"ground truth", build(gold), true, ""},
+		{"last turn dropped", build(dropped), false, bfcl.ErrEmptyTurn},
+		{"all calls in turn 0", build(early), false, bfcl.ErrState},
+		{"conversation cut short", func() *rollout.Trajectory { tr := build(gold); tr.Turns = 1; return tr }(), false, bfcl.ErrTurnCount},
+		{"unknown entry", &rollout.Trajectory{Task: envs.Task{ID: "nope"}, Turns: 1}, false, bfcl.ErrSetup},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			v := fc.Check(c.traj)
+			if v.Valid != c.valid || v.ErrorType != c.kind {
+				t.Errorf("verdict %+v, want valid %v error %q", v, c.valid, c.kind)
+			}
+		})
+	}
+}
+
+func TestFCWeighted(t *testing.T) {
+	fc := baseFC(t)
+	c, err := fc.Weighted(map[string]float64{"fc_state": 2, "fc_format": 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c) != 2 || c[0].Name != "fc_format" || c[1].Name != "fc_state" || c[1].Weight != 2 {
+		t.Errorf("components %+v, want fc_format (0) and fc_state (2)", c)
+	}
+	for _, bad := range []map[string]float64{nil, {"answer": 1}, {"fc_state": math.NaN()}} {
+		if _, err := fc.Weighted(bad); err == nil {
+			t.Errorf("weights %v accepted", bad)
+		}
+	}
+}

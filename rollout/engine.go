@@ -179,6 +179,18 @@ func (e *Engine) newRunner() (*runner, error) {
 	return r, nil
 }
 
+// MaxLen is the most tokens a trajectory of task may hold: its prompt,
+// its later user turns and the response budget with every tool result and
+// its tags. A policy whose context is shorter cannot roll it out.
+func (e *Engine) MaxLen(task envs.Task) (int, error) {
+	r, err := e.newRunner()
+	if err != nil {
+		return 0, err
+	}
+	_, n, err := r.start([]envs.Task{task})
+	return n, err
+}
+
 // responseBound is the most tokens a trajectory holds after its prompt.
 func (r *runner) responseBound() int {
 	perCall := len(r.openOut) + r.cfg.MaxResultTokens + len(r.closeOut)

@@ -3,9 +3,12 @@ package trainer
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/artist-rl/artist/envs/arith"
+	"github.com/artist-rl/artist/envs/bfcl"
 	"github.com/artist-rl/artist/envs/sandbox"
 	"github.com/artist-rl/artist/policy"
 	"github.com/artist-rl/artist/reward"
@@ -73,10 +76,37 @@ type PromptConfig struct {
 // TaskConfig selects the task family.
 type TaskConfig struct {
 	// Name of the family: "arith" (default: synthetic word problems that
-	// need the code tool) or "math" (problems with final answers from files).
+	// need the code tool), "math" (problems with final answers from files)
+	// or "bfcl" (BFCL v3 multi-turn function calling).
 	Name  string         `yaml:"name"`
 	Arith arith.Config   `yaml:"arith"`
 	Math  MathTaskConfig `yaml:"math"`
+	BFCL  BFCLTaskConfig `yaml:"bfcl"`
+}
+
+// BFCLTaskConfig configures the "bfcl" family: multi-turn conversations
+// whose calls run in the Go ports of the BFCL v3 APIs (tool.kind bfcl),
+// scored by the function-calling rewards and, for accuracy, by the
+// official checker.
+type BFCLTaskConfig struct {
+	// Data is the folder of the BFCL v3 files (scripts/fetch-data.sh).
+	// Default "data/bfcl_v3".
+	Data string `yaml:"data"`
+	// Category is base (default), miss_func, miss_param or long_context.
+	Category string `yaml:"category"`
+	// Train and Heldout are the sizes of the training pool and the
+	// validation set, drawn without overlap from the category's entries
+	// shuffled by SplitSeed. Defaults 100 and 100, as in the paper.
+	Train   int `yaml:"train"`
+	Heldout int `yaml:"heldout"`
+	// SplitSeed shuffles the entries before the split; it is apart from
+	// the run's seed so that runs of different seeds share the split.
+	// Default 0.
+	SplitSeed int64 `yaml:"split_seed"`
+	// Docs is how prompts list the functions: "json" (default, the
+	// documentation as BFCL gives it) or "signatures" (one compact line
+	// per function, for small models).
+	Docs string `yaml:"docs"`
 }
 
 // MathTaskConfig names the files of the "math" task family (JSON Lines or
@@ -90,8 +120,10 @@ type MathTaskConfig struct {
 
 // ToolConfig selects the code tool.
 type ToolConfig struct {
-	// Kind is "sandbox" (default: Go code run by the yaegi sandbox) or
-	// "disabled" (every call answers with an error: the ablation). With
+	// Kind is "sandbox" (default: Go code run by the yaegi sandbox), "bfcl"
+	// (function calls run on the task's BFCL API instances; task bfcl
+	// only) or "disabled" (every call answers with an error: the
+	// ablation). With
 	// sandbox.stateful true, the calls of one trajectory share an
 	// interpreter, so later code sees earlier definitions; the default is a
 	// fresh interpreter per call, as in the paper.
@@ -101,8 +133,12 @@ type ToolConfig struct {
 
 // RewardConfig weights reward components.
 type RewardConfig struct {
-	// Weights by component name; default the paper's: answer, format_relaxed,
-	// format_strict and tool_success, each weight 1 (max total 4).
+	// Weights by component name; default the paper's math rewards:
+	// answer, format_relaxed, format_strict and tool_success, each weight 1
+	// (max total 4). Task bfcl takes the function-calling rewards instead:
+	// fc_state, fc_function and fc_format (max total 1.175). A weights
+	// mapping in a config file replaces the default set; -set
+	// reward.weights.NAME=W changes one weight.
 	Weights map[string]float64 `yaml:"weights"`
 }
 
@@ -119,8 +155,13 @@ type WarmStartConfig struct {
 	Demos int `yaml:"demos"`
 	// ToolFraction is the share of demonstrations that call the tool; the
 	// rest answer without it, so the warm-started policy is imperfect.
-	// Default 0.4.
+	// Default 0.4. Task bfcl ignores Demos and ToolFraction: its library
+	// is the ground truth of every training entry, run for real results.
 	ToolFraction float64 `yaml:"tool_fraction"`
+	// MicroBatch bounds the sequences of one backward pass; a batch runs
+	// as several passes whose gradients add up, which bounds memory on
+	// long sequences. 0 (default) runs the whole batch at once.
+	MicroBatch int `yaml:"micro_batch"`
 }
 
 // GRPOConfig is the reinforcement-learning phase.
@@ -158,6 +199,9 @@ type GRPOConfig struct {
 	// MaskTruncated drops rollouts that hit the length budget from the loss,
 	// as the paper does. Default true.
 	MaskTruncated bool `yaml:"mask_truncated"`
+	// MicroBatch bounds the sequences of one backward pass, as
+	// warmstart.micro_batch. 0 (default) runs each mini-batch at once.
+	MicroBatch int `yaml:"micro_batch"`
 }
 
 // EvalConfig measures the policy on the held-out split.
@@ -197,9 +241,12 @@ func DefaultConfig() Config {
 			NumAttentionHeads: 4, NumKeyValueHeads: 2, MaxPositionEmbeddings: 256,
 			RopeTheta: 10000, RMSNormEps: 1e-6, TieWordEmbeddings: true,
 		},
-		Format:    rollout.DefaultFormat(),
-		Prompt:    PromptConfig{Template: "plain"},
-		Task:      TaskConfig{Name: "arith", Arith: arith.DefaultConfig()},
+		Format: rollout.DefaultFormat(),
+		Prompt: PromptConfig{Template: "plain"},
+		Task: TaskConfig{
+			Name: "arith", Arith: arith.DefaultConfig(),
+			BFCL: BFCLTaskConfig{Data: "data/bfcl_v3", Category: "base", Train: 100, Heldout: 100, Docs: "json"},
+		},
 		Tool:      ToolConfig{Kind: "sandbox", Sandbox: sandbox.DefaultConfig()},
 		Rollout:   rc,
 		Reward:    RewardConfig{Weights: reward.DefaultWeights()},
@@ -241,14 +288,8 @@ func (c *Config) Validate() error {
 	if err := c.Task.validate(c.WarmStart.Steps); err != nil {
 		return err
 	}
-	switch c.Tool.Kind {
-	case "sandbox":
-		if err := c.Tool.Sandbox.Validate(); err != nil {
-			return fmt.Errorf("config: tool.sandbox: %w", err)
-		}
-	case "disabled":
-	default:
-		return fmt.Errorf("config: tool.kind %q is unknown: use sandbox or disabled", c.Tool.Kind)
+	if err := c.validateTool(); err != nil {
+		return err
 	}
 	if err := c.Rollout.Validate(); err != nil {
 		return fmt.Errorf("config: %w", err)
@@ -256,8 +297,8 @@ func (c *Config) Validate() error {
 	if c.GRPO.Steps > 0 && c.Rollout.GroupSize < 2 {
 		return fmt.Errorf("config: rollout.group_size must be at least 2 for group-relative advantages, got %d", c.Rollout.GroupSize)
 	}
-	if _, err := reward.NewComposite(c.Reward.Weights, c.Format); err != nil {
-		return fmt.Errorf("config: reward.weights: %w", err)
+	if err := c.validateWeights(); err != nil {
+		return err
 	}
 	if err := c.WarmStart.validate(); err != nil {
 		return err
@@ -279,10 +320,64 @@ func (t TaskConfig) validate(warmSteps int) error {
 			return fmt.Errorf("config: task.math.train and task.math.eval must name problem files (see scripts/fetch-data.sh)")
 		}
 		if warmSteps > 0 {
-			return fmt.Errorf("config: warmstart.steps must be 0 for task math: demonstrations are generated for arith only")
+			return fmt.Errorf("config: warmstart.steps must be 0 for task math: demonstrations are generated for arith and bfcl only")
 		}
+	case "bfcl":
+		return t.BFCL.validate()
 	default:
-		return fmt.Errorf("config: task.name %q is unknown: the task families are arith and math", t.Name)
+		return fmt.Errorf("config: task.name %q is unknown: the task families are arith, math and bfcl", t.Name)
+	}
+	return nil
+}
+
+func (b BFCLTaskConfig) validate() error {
+	switch {
+	case b.Data == "":
+		return fmt.Errorf("config: task.bfcl.data is empty: name the BFCL v3 folder (see scripts/fetch-data.sh)")
+	case !slices.Contains(bfcl.Categories, b.Category):
+		return fmt.Errorf("config: task.bfcl.category %q is unknown: use one of %s", b.Category, strings.Join(bfcl.Categories, ", "))
+	case b.Train < 1 || b.Heldout < 1:
+		return fmt.Errorf("config: task.bfcl.train and task.bfcl.heldout must be >= 1, got %d and %d", b.Train, b.Heldout)
+	}
+	if err := (bfcl.TaskOptions{Docs: b.Docs}).Validate(); err != nil {
+		return fmt.Errorf("config: task.bfcl.docs: %w", err)
+	}
+	return nil
+}
+
+// validateTool checks the tool against the task: Go code for arith and
+// math, function calls for bfcl.
+func (c *Config) validateTool() error {
+	fc := c.Task.Name == "bfcl"
+	switch c.Tool.Kind {
+	case "sandbox":
+		if fc {
+			return fmt.Errorf("config: tool.kind sandbox runs Go code, but task bfcl makes function calls: set tool.kind: bfcl")
+		}
+		if err := c.Tool.Sandbox.Validate(); err != nil {
+			return fmt.Errorf("config: tool.sandbox: %w", err)
+		}
+	case "bfcl":
+		if !fc {
+			return fmt.Errorf("config: tool.kind bfcl runs function calls of task bfcl, but the task is %s: set tool.kind: sandbox", c.Task.Name)
+		}
+	case "disabled":
+	default:
+		return fmt.Errorf("config: tool.kind %q is unknown: use sandbox, bfcl or disabled", c.Tool.Kind)
+	}
+	return nil
+}
+
+// validateWeights checks the reward components against the task.
+func (c *Config) validateWeights() error {
+	if c.Task.Name != "bfcl" {
+		if _, err := reward.NewComposite(c.Reward.Weights, c.Format); err != nil {
+			return fmt.Errorf("config: reward.weights: %w", err)
+		}
+		return nil
+	}
+	if err := reward.CheckFCWeights(c.Reward.Weights); err != nil {
+		return fmt.Errorf("config: reward.weights: %w (task bfcl)", err)
 	}
 	return nil
 }
@@ -299,6 +394,8 @@ func (w WarmStartConfig) validate() error {
 		return fmt.Errorf("config: warmstart.demos must be >= 1, got %d", w.Demos)
 	case w.ToolFraction < 0 || w.ToolFraction > 1 || math.IsNaN(w.ToolFraction):
 		return fmt.Errorf("config: warmstart.tool_fraction must be in [0, 1], got %v", w.ToolFraction)
+	case w.MicroBatch < 0:
+		return fmt.Errorf("config: warmstart.micro_batch must be >= 0 (0 runs the whole batch at once), got %d", w.MicroBatch)
 	}
 	return nil
 }
@@ -321,6 +418,8 @@ func (g GRPOConfig) validate() error {
 		return fmt.Errorf("config: grpo.weight_decay must be >= 0, got %v", g.WeightDecay)
 	case g.MaxGradNorm < 0:
 		return fmt.Errorf("config: grpo.max_grad_norm must be >= 0 (0 disables clipping), got %v", g.MaxGradNorm)
+	case g.MicroBatch < 0:
+		return fmt.Errorf("config: grpo.micro_batch must be >= 0 (0 runs each mini-batch at once), got %d", g.MicroBatch)
 	}
 	if _, err := Advantage(g.Advantage); err != nil {
 		return fmt.Errorf("config: grpo.advantage: %w", err)

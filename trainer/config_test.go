@@ -3,9 +3,12 @@ package trainer
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/artist-rl/artist/reward"
 )
 
 func TestConfigErrorsNameTheKey(t *testing.T) {
@@ -26,7 +29,13 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"negative lr", "grpo:\n  lr: -1\n", nil, []string{"grpo.lr must be > 0"}},
 		{"bad agg", "grpo:\n  agg: mean\n", nil, []string{"agg"}},
 		{"bad advantage", "grpo:\n  advantage: ppo\n", nil, []string{"grpo.advantage", "drgrpo"}},
-		{"bad tool", "tool:\n  kind: python\n", nil, []string{"tool.kind", "sandbox or disabled"}},
+		{"bad tool", "tool:\n  kind: python\n", nil, []string{"tool.kind", "sandbox, bfcl or disabled"}},
+		{"sandbox for bfcl", "task:\n  name: bfcl\n", nil, []string{"tool.kind sandbox", "tool.kind: bfcl"}},
+		{"bfcl tool for arith", "tool:\n  kind: bfcl\n", nil, []string{"tool.kind bfcl", "tool.kind: sandbox"}},
+		{"math rewards for bfcl", "task:\n  name: bfcl\ntool:\n  kind: bfcl\n", nil, []string{"reward.weights", "fc_state"}},
+		{"bad bfcl category", "task:\n  name: bfcl\n  bfcl:\n    category: hard\n", nil, []string{"task.bfcl.category", "miss_func"}},
+		{"bad bfcl docs", "task:\n  name: bfcl\n  bfcl:\n    docs: html\n", nil, []string{"task.bfcl.docs", "signatures"}},
+		{"bad micro batch", "grpo:\n  micro_batch: -1\n", nil, []string{"grpo.micro_batch"}},
 		{"bad task", "task:\n  name: chess\n", nil, []string{"task.name", "arith"}},
 		{"bad template", "prompt:\n  template: llama\n", nil, []string{"prompt.template", "plain or chat"}},
 		{"bad reward", "reward:\n  weights:\n    style: 1\n", nil, []string{"reward.weights", "answer"}},
@@ -105,5 +114,33 @@ func TestShippedConfigsValidate(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join("..", "configs", "tiny-tool-arith.yaml")); err != nil {
 		t.Fatal("the README default config is missing")
+	}
+}
+
+// TestRewardWeightsReplace: a file's weights mapping replaces the default
+// set, while -set changes one weight of it.
+func TestRewardWeightsReplace(t *testing.T) {
+	cases := []struct {
+		name string
+		yaml string
+		sets []string
+		want map[string]float64
+	}{
+		{"default", "", nil, reward.DefaultWeights()},
+		{"file replaces", "reward:\n  weights:\n    answer: 2\n", nil, map[string]float64{"answer": 2}},
+		{"set merges", "", []string{"reward.weights.answer=3"}, map[string]float64{"answer": 3, "format_relaxed": 1, "format_strict": 1, "tool_success": 1}},
+		{"bfcl", "task:\n  name: bfcl\ntool:\n  kind: bfcl\nreward:\n  weights: {fc_state: 1, fc_function: 1, fc_format: 1}\n", nil,
+			map[string]float64{"fc_state": 1, "fc_function": 1, "fc_format": 1}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, err := Parse([]byte(c.yaml), "x.yaml", c.sets)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(cfg.Reward.Weights, c.want) {
+				t.Errorf("weights %v, want %v", cfg.Reward.Weights, c.want)
+			}
+		})
 	}
 }

@@ -15,13 +15,26 @@ import (
 
 // EvalResult summarises rollouts on held-out tasks.
 type EvalResult struct {
-	Accuracy      float64 `json:"accuracy"`   // pass@1: mean over tasks and samples of answer correctness
+	Accuracy      float64 `json:"accuracy"`   // pass@1: mean over tasks and samples of correctness (see Run.correct)
 	ToolCalls     float64 `json:"tool_calls"` // mean tool calls per rollout
 	ToolFailFrac  float64 `json:"tool_fail_frac"`
 	ResponseLen   float64 `json:"response_len"` // mean model tokens per rollout
 	TruncatedFrac float64 `json:"truncated_frac"`
 	Reward        float64 `json:"reward"`
-	N             int     `json:"n"` // rollouts scored
+	// Parts is each reward component's unweighted score summed over the
+	// rollouts it applies to, divided by all rollouts.
+	Parts map[string]float64 `json:"reward_parts,omitempty"`
+	N     int                `json:"n"` // rollouts scored
+}
+
+// correct says whether a rollout solved its task: the final answer equals
+// the gold one (arith, math), or the official checker passes the
+// conversation (bfcl).
+func (r *Run) correct(t *rollout.Trajectory) bool {
+	if r.fc != nil {
+		return r.fc.fc.Check(t).Valid
+	}
+	return reward.Correct(t, t.Task, r.Cfg.Format)
 }
 
 // evalChunk bounds how many tasks decode together during evaluation.
@@ -53,11 +66,17 @@ func (r *Run) score(trajs []*rollout.Trajectory) EvalResult {
 	var res EvalResult
 	calls, fails := 0, 0
 	for _, t := range trajs {
-		if reward.Correct(t, t.Task, r.Cfg.Format) {
+		if r.correct(t) {
 			res.Accuracy++
 		}
-		total, _ := r.Reward.Score(t, t.Task)
+		total, parts := r.Reward.Score(t, t.Task)
 		res.Reward += total
+		for k, v := range parts {
+			if res.Parts == nil {
+				res.Parts = map[string]float64{}
+			}
+			res.Parts[k] += v
+		}
 		calls += len(t.Calls)
 		for _, c := range t.Calls {
 			if !c.Result.Status.Success() {
@@ -76,6 +95,9 @@ func (r *Run) score(trajs []*rollout.Trajectory) EvalResult {
 	res.N = len(trajs)
 	res.Accuracy /= n
 	res.Reward /= n
+	for k := range res.Parts {
+		res.Parts[k] /= n
+	}
 	res.ResponseLen /= n
 	res.TruncatedFrac /= n
 	res.ToolCalls = float64(calls) / n
@@ -106,7 +128,7 @@ func (r *Run) evalAndRecord(ctx context.Context, tag string) (EvalResult, error)
 	for i := 0; i < len(trajs) && i < e.SaveSamples; i++ {
 		t := trajs[i]
 		fmt.Fprintf(&b, "\n## %s (gold %s, correct %v, stop %s)\n%s\n", t.Task.ID, t.Task.Answer,
-			reward.Correct(t, t.Task, r.Cfg.Format), t.Stop, rollout.Text(t, r.Tok, true))
+			r.correct(t), t.Stop, rollout.Text(t, r.Tok, true))
 	}
 	path := filepath.Join(r.Cfg.RunDir, "samples", tag+".txt")
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

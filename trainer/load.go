@@ -27,6 +27,9 @@ func Load(path string, sets []string) (Config, error) {
 // Parse is Load on bytes; name labels errors.
 func Parse(data []byte, name string, sets []string) (Config, error) {
 	cfg := DefaultConfig()
+	if hasKey(data, "reward", "weights") {
+		cfg.Reward.Weights = nil // a file's weights replace the default set
+	}
 	if err := decodeStrict(data, name, &cfg); err != nil {
 		return Config{}, err
 	}
@@ -82,6 +85,31 @@ func decodeStrict(data []byte, name string, cfg *Config) error {
 		return fmt.Errorf("config: %s: %w", name, err)
 	}
 	return nil
+}
+
+// hasKey reports whether the YAML document data holds a mapping key at
+// path (an unreadable document holds none; decodeStrict reports it).
+func hasKey(data []byte, path ...string) bool {
+	var root yaml.Node
+	if yaml.Unmarshal(data, &root) != nil || len(root.Content) == 0 {
+		return false
+	}
+	n := root.Content[0]
+	for _, key := range path {
+		var next *yaml.Node
+		if n.Kind == yaml.MappingNode {
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if n.Content[i].Value == key {
+					next = n.Content[i+1]
+				}
+			}
+		}
+		if next == nil {
+			return false
+		}
+		n = next
+	}
+	return true
 }
 
 var durationType = reflect.TypeOf(time.Duration(0))

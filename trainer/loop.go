@@ -57,7 +57,7 @@ func (r *Run) grpo(ctx context.Context, st *trainerState) (*Summary, error) {
 	defer mlog.Close()
 	if st.Step == 0 && st.WarmStart != nil {
 		m := Metrics{}
-		putEval(m, *st.WarmStart)
+		r.putEval(m, *st.WarmStart)
 		if err := mlog.write(0, m); err != nil {
 			return nil, err
 		}
@@ -87,7 +87,7 @@ func (r *Run) grpo(ctx context.Context, st *trainerState) (*Summary, error) {
 			if last {
 				final = &ev
 			}
-			putEval(m, ev)
+			r.putEval(m, ev)
 			m["timing/eval_s"] = time.Since(te).Seconds()
 		}
 		st.Step = step
@@ -128,11 +128,17 @@ func (r *Run) elapsed() time.Duration {
 // wall is elapsed in seconds.
 func (r *Run) wall() float64 { return r.priorWall + time.Since(r.start).Seconds() }
 
-func putEval(m Metrics, ev EvalResult) {
-	m["eval/arith/pass@1"] = ev.Accuracy
-	m["eval/arith/tool_calls"] = ev.ToolCalls
-	m["eval/arith/reward"] = ev.Reward
-	m["eval/arith/response_len"] = ev.ResponseLen
+// putEval records a held-out evaluation as eval/<task>/...: pass@1, tool
+// calls, total reward, each reward component and response length.
+func (r *Run) putEval(m Metrics, ev EvalResult) {
+	pre := "eval/" + r.Cfg.Task.Name + "/"
+	m[pre+"pass@1"] = ev.Accuracy
+	m[pre+"tool_calls"] = ev.ToolCalls
+	m[pre+"reward"] = ev.Reward
+	m[pre+"response_len"] = ev.ResponseLen
+	for k, v := range ev.Parts {
+		m[pre+"reward/"+k] = v
+	}
 }
 
 // finish evaluates the final policy and writes summary.json and the plots.

@@ -5,8 +5,10 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"path"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -29,10 +31,13 @@ var (
 		{"reward/mean", "reward (total)", color.RGBA{R: 200, A: 255}},
 		{"reward/answer/mean", "answer", color.RGBA{B: 200, A: 255}},
 		{"reward/tool_success/mean", "tool success", color.RGBA{G: 150, A: 255}},
+		{"reward/fc_state/mean", "state", color.RGBA{B: 200, A: 255}},
+		{"reward/fc_function/mean", "function calls", color.RGBA{G: 150, A: 255}},
+		{"reward/fc_format/mean", "format", color.RGBA{R: 150, G: 100, A: 255}},
 	}
 	accuracyCurves = []curve{
 		{"train/accuracy", "train accuracy", color.RGBA{R: 200, A: 255}},
-		{"eval/arith/pass@1", "held-out pass@1", color.RGBA{B: 200, A: 255}},
+		{"eval/*/pass@1", "held-out pass@1", color.RGBA{B: 200, A: 255}},
 		{"rollout/tool_calls/mean", "tool calls / rollout", color.RGBA{G: 150, A: 255}},
 	}
 )
@@ -89,11 +94,13 @@ func panel(title, ylabel string, recs []Metrics, curves []curve) (*plot.Plot, er
 	return p, nil
 }
 
-// series extracts (step, value) pairs of one key, sorted by step.
+// series extracts (step, value) pairs of one key, sorted by step. The key
+// may be a path.Match pattern (eval/*/pass@1); each record contributes
+// the value of its first matching key in sorted order.
 func series(recs []Metrics, key string) plotter.XYs {
 	var pts plotter.XYs
 	for _, m := range recs {
-		v, ok := m[key]
+		v, ok := lookup(m, key)
 		if !ok || math.IsNaN(v) {
 			continue
 		}
@@ -101,4 +108,21 @@ func series(recs []Metrics, key string) plotter.XYs {
 	}
 	sort.Slice(pts, func(i, j int) bool { return pts[i].X < pts[j].X })
 	return pts
+}
+
+func lookup(m Metrics, pattern string) (float64, bool) {
+	if v, ok := m[pattern]; ok || !strings.ContainsAny(pattern, "*?[") {
+		return v, ok
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if ok, _ := path.Match(pattern, k); ok {
+			return m[k], true
+		}
+	}
+	return 0, false
 }

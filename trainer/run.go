@@ -8,6 +8,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/artist-rl/artist/envs"
@@ -40,7 +41,8 @@ type Run struct {
 	Heldout []envs.Task
 	Reward  reward.Composite
 
-	demoLib   []Demo // the warm-start library, built once
+	fc        *fcTask // the bfcl task family; nil for the others
+	demoLib   []Demo  // the warm-start library, built once
 	out       io.Writer
 	start     time.Time // when this process started the run
 	priorWall float64   // seconds spent by earlier processes of a resumed run
@@ -55,7 +57,7 @@ func Setup(cfg Config, out io.Writer) (*Run, error) {
 	}
 	r := &Run{Cfg: cfg, out: out}
 	var err error
-	if r.Train, r.Heldout, err = newTasks(cfg.Task); err != nil {
+	if r.Train, r.Heldout, err = r.newTasks(cfg.Task); err != nil {
 		return nil, err
 	}
 	if err := r.setupTokenizer(); err != nil {
@@ -64,16 +66,32 @@ func Setup(cfg Config, out io.Writer) (*Run, error) {
 	if err := r.setupModel(); err != nil {
 		return nil, err
 	}
-	if r.Tool, err = newTool(cfg.Tool); err != nil {
+	if r.Tool, err = r.newTool(cfg.Tool); err != nil {
 		return nil, err
 	}
-	if r.Reward, err = reward.NewComposite(cfg.Reward.Weights, cfg.Format); err != nil {
+	if err := r.checkContext(); err != nil {
+		return nil, err
+	}
+	if r.fc != nil {
+		r.Reward, err = r.fc.fc.Weighted(cfg.Reward.Weights)
+	} else {
+		r.Reward, err = reward.NewComposite(cfg.Reward.Weights, cfg.Format)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("trainer: reward: %w", err)
 	}
 	return r, nil
 }
 
-func newTasks(c TaskConfig) (envs.Sampler, []envs.Task, error) {
+func (r *Run) newTasks(c TaskConfig) (envs.Sampler, []envs.Task, error) {
+	if c.Name == "bfcl" {
+		ft, train, heldout, err := newFCTask(c.BFCL, r.Cfg.Format)
+		if err != nil {
+			return nil, nil, err
+		}
+		r.fc = ft
+		return train, heldout, nil
+	}
 	if c.Name == "math" {
 		train, _, err := mathtask.Load(c.Math.Train)
 		if err != nil {
@@ -92,9 +110,12 @@ func newTasks(c TaskConfig) (envs.Sampler, []envs.Task, error) {
 	return train, heldout, nil
 }
 
-func newTool(c ToolConfig) (envs.Tool, error) {
-	if c.Kind == "disabled" {
+func (r *Run) newTool(c ToolConfig) (envs.Tool, error) {
+	switch c.Kind {
+	case "disabled":
 		return envs.Disabled{}, nil
+	case "bfcl":
+		return r.fc.tool(), nil
 	}
 	sb, err := sandbox.New(c.Sandbox)
 	if err != nil {
@@ -128,13 +149,13 @@ const eosToken = "<|endoftext|>"
 func (r *Run) trainTokenizer() ([]byte, error) {
 	specials := append(r.Cfg.Format.Tags(), eosToken)
 	var corpus []string
-	if r.Cfg.TokenizerMerges > 0 && r.Cfg.Task.Name == "arith" {
+	if r.Cfg.TokenizerMerges > 0 && (r.Cfg.Task.Name == "arith" || r.Cfg.Task.Name == "bfcl") {
 		demos, err := r.demos(context.Background())
 		if err != nil {
 			return nil, err
 		}
 		for _, d := range demos {
-			corpus = append(corpus, rollout.PromptText(d.Task)+d.Response())
+			corpus = append(corpus, r.promptText(d.Task)+d.Response())
 		}
 	}
 	isDigit := func(b byte) bool { return b >= '0' && b <= '9' }
@@ -187,12 +208,35 @@ func (r *Run) setupModel() error {
 	return nil
 }
 
+// checkContext requires every listed task (the held-out split, and the
+// training pool when it is a list) to fit the model's context, prompt,
+// later user turns and response budget together, so no rollout overflows
+// it mid-run.
+func (r *Run) checkContext() error {
+	tasks := r.Heldout
+	if l, ok := r.Train.(envs.List); ok {
+		tasks = append(slices.Clip(tasks), l...)
+	}
+	eng := r.Engine(r.Cfg.Rollout)
+	limit := r.Model.Config.MaxPositionEmbeddings
+	for _, t := range tasks {
+		n, err := eng.MaxLen(t)
+		if err != nil {
+			return fmt.Errorf("trainer: %w", err)
+		}
+		if n > limit {
+			return fmt.Errorf("trainer: task %s may take %d tokens (prompt, user turns and the rollout budgets), over model.max_position_embeddings %d: raise it or lower rollout.max_response_tokens, max_tool_calls or max_result_tokens", t.ID, n, limit)
+		}
+	}
+	return nil
+}
+
 // Engine returns a rollout engine over the run's model with the given
 // sampling settings.
 func (r *Run) Engine(rc rollout.Config) *rollout.Engine {
 	return &rollout.Engine{
 		Policy: modelPolicy{r.Model}, Tokenizer: r.Tok, Tool: r.Tool,
-		Format: r.Cfg.Format, Config: rc, Prompt: r.promptText,
+		Format: r.Cfg.Format, Config: rc, Prompt: r.promptText, UserTurn: r.Cfg.Prompt.RenderTurn,
 	}
 }
 

@@ -139,7 +139,7 @@ func (r *Run) update(trajs []*rollout.Trajectory, adv []float64, opt *AdamW, ref
 			}
 			out := PolicyLoss(lc, inputs)
 			r.Model.ZeroGrad()
-			if _, err := r.Model.Backward(mbSeqs, out.Coef); err != nil {
+			if _, err := backward(r.Model, mbSeqs, out.Coef, g.MicroBatch); err != nil {
 				return nil, err
 			}
 			gn := opt.Step(r.lr(step))
@@ -182,4 +182,23 @@ func mean(xs []float64) float64 {
 		s += x
 	}
 	return s / float64(len(xs))
+}
+
+// backward runs m.Backward on seqs in passes of at most micro sequences
+// (0: one pass), so the gradients of the passes add up to those of the
+// whole batch, and returns the log-probs of every sequence.
+func backward(m *policy.Model, seqs [][]int, coef [][]float32, micro int) ([][]float32, error) {
+	if micro <= 0 || micro >= len(seqs) {
+		return m.Backward(seqs, coef)
+	}
+	logp := make([][]float32, 0, len(seqs))
+	for lo := 0; lo < len(seqs); lo += micro {
+		hi := min(lo+micro, len(seqs))
+		lp, err := m.Backward(seqs[lo:hi], coef[lo:hi])
+		if err != nil {
+			return nil, err
+		}
+		logp = append(logp, lp...)
+	}
+	return logp, nil
 }

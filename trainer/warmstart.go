@@ -85,6 +85,19 @@ func (r *Run) demos(ctx context.Context) ([]Demo, error) {
 	if r.demoLib != nil {
 		return r.demoLib, nil
 	}
+	if r.fc != nil {
+		tasks := r.Train.(envs.List)
+		eos := eosToken // the built-in tokenizer's, while it is being learned
+		if r.Tok != nil {
+			eos = r.Tok.Decode([]int{r.Tok.EOS()})
+		}
+		demos, err := r.fc.demonstrations(ctx, r.Cfg.Format, tasks, r.Cfg.Prompt.RenderTurn, eos)
+		if err != nil {
+			return nil, err
+		}
+		r.demoLib = demos
+		return demos, nil
+	}
 	w := r.Cfg.WarmStart
 	rng := stepRNG(r.Cfg.Seed, "demos", 0)
 	tasks := r.Train.Sample(r.taskRNG("demos", 0), w.Demos)
@@ -183,7 +196,7 @@ func (r *Run) warmStart(ctx context.Context) (*trainerState, error) {
 			}
 			coef := sftCoef(masks)
 			r.Model.ZeroGrad()
-			logp, err := r.Model.Backward(seqs, coef)
+			logp, err := backward(r.Model, seqs, coef, w.MicroBatch)
 			if err != nil {
 				return nil, fmt.Errorf("trainer: warm start step %d: %w", step, err)
 			}

@@ -20,4 +20,11 @@
 //
 // Load reads the benchmark material (the reference tables and extensions);
 // Data.Entries reads one category's entries with their ground truth.
+//
+// Tasks turns entries into multi-turn envs.Tasks (the function list and
+// first user message as the prompt, each later user message a turn), and
+// Tool runs their calls for the rollout engine: each trajectory gets a
+// Session with fresh instances of its entry, withheld functions offered
+// at their turn. StepCalls reads one tool block back as the call strings
+// Check replays.
 package bfcl
