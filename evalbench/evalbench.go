@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/envs/bfcl"
 	"github.com/artist-rl/artist/envs/mathtask"
 	"github.com/artist-rl/artist/rollout"
 )
@@ -22,8 +23,15 @@ var benchFiles = map[string]string{
 	"olympiad": "olympiadbench/test.jsonl",
 }
 
-// Names lists the known benchmarks in reporting order.
-func Names() []string { return []string{"math500", "aime24", "aime25", "amc23", "olympiad"} }
+// Names lists the known benchmarks in reporting order: the math sets,
+// then the BFCL v3 multi-turn categories.
+func Names() []string {
+	out := []string{"math500", "aime24", "aime25", "amc23", "olympiad"}
+	for _, c := range bfcl.Categories {
+		out = append(out, BFCLPrefix+c)
+	}
+	return out
+}
 
 // ParseNames splits a comma-separated list of benchmark names, keeping
 // their order and dropping repeats. An unknown name is an error that lists
@@ -35,7 +43,7 @@ func ParseNames(list string) ([]string, error) {
 		if n == "" || slices.Contains(out, n) {
 			continue
 		}
-		if _, ok := benchFiles[n]; !ok {
+		if !slices.Contains(Names(), n) {
 			return nil, fmt.Errorf("evalbench: unknown benchmark %q: use %s", n, strings.Join(Names(), ", "))
 		}
 		out = append(out, n)
@@ -50,6 +58,9 @@ func ParseNames(list string) ([]string, error) {
 // (for example dataDir/math500/test.jsonl).
 func Load(dataDir, name string) (envs.List, error) {
 	file, ok := benchFiles[name]
+	if _, fc := BFCLCategory(name); fc {
+		return nil, fmt.Errorf("evalbench: %s is a function-calling benchmark: load it with LoadBFCL", name)
+	}
 	if !ok {
 		return nil, fmt.Errorf("evalbench: unknown benchmark %q: use %s", name, strings.Join(Names(), ", "))
 	}
@@ -189,17 +200,22 @@ func (r Remote) Generate(ctx context.Context, tasks []envs.Task, k int, rng *ran
 
 // Sample is the graded record of one rollout, one line of samples.jsonl.
 type Sample struct {
-	Bench     string             `json:"bench"`
-	ID        string             `json:"id"`
-	Index     int                `json:"sample"` // which of the k samples of the problem
-	Question  string             `json:"question"`
-	Response  string             `json:"response"` // tool results included, as the policy read them
-	Extracted string             `json:"extracted"`
-	Gold      string             `json:"gold"`
-	Correct   bool               `json:"correct"`
-	Stop      rollout.StopReason `json:"stop"`
-	Calls     []rollout.Call     `json:"calls"`
-	Tokens    int                `json:"response_tokens"`
+	Bench     string `json:"bench"`
+	ID        string `json:"id"`
+	Index     int    `json:"sample"` // which of the k samples of the problem
+	Question  string `json:"question"`
+	Response  string `json:"response"` // tool results included, as the policy read them
+	Extracted string `json:"extracted"`
+	Gold      string `json:"gold"`
+	Correct   bool   `json:"correct"`
+	// Verdict is the official checker's, for a BFCL conversation.
+	Verdict *bfcl.Verdict `json:"verdict,omitempty"`
+	// Rewards are the unweighted reward components, for a BFCL
+	// conversation (fc_state, fc_function, fc_format).
+	Rewards map[string]float64 `json:"rewards,omitempty"`
+	Stop    rollout.StopReason `json:"stop"`
+	Calls   []rollout.Call     `json:"calls"`
+	Tokens  int                `json:"response_tokens"`
 }
 
 // Summary holds the scores of one benchmark.
@@ -209,10 +225,12 @@ type Summary struct {
 	K             int     `json:"k"` // samples per problem
 	Pass1         float64 `json:"pass@1"`
 	PassK         float64 `json:"pass@k"` // unbiased estimator at k = K
-	MajK          float64 `json:"maj@k"`  // majority vote over the K extracted answers
+	MajK          float64 `json:"maj@k"`  // majority vote over the K extracted answers (math only)
 	ToolCalls     float64 `json:"tool_calls"`
 	ToolFailFrac  float64 `json:"tool_fail_frac"`
 	ResponseLen   float64 `json:"response_len"` // mean policy tokens per rollout
 	TruncatedFrac float64 `json:"truncated_frac"`
 	Seconds       float64 `json:"seconds"`
+	// Rewards are the mean reward components over the rollouts (BFCL).
+	Rewards map[string]float64 `json:"rewards,omitempty"`
 }

@@ -8,6 +8,7 @@ import (
 	"math/rand"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -131,7 +132,7 @@ func TestScore(t *testing.T) {
 		ResponseLen:   10, // (10+20+5+5)/4
 		TruncatedFrac: 0.25,
 	}
-	if got != want {
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("summary\n got %+v\nwant %+v", got, want)
 	}
 	wantSamples := []struct {
@@ -226,9 +227,18 @@ func TestLoadShared(t *testing.T) {
 	if _, err := os.Stat(root); err != nil {
 		t.Skipf("benchmark data not present at %s", root)
 	}
-	want := map[string]int{"math500": 500, "aime24": 30, "aime25": 30, "amc23": 40}
+	want := map[string]int{"math500": 500, "aime24": 30, "aime25": 30, "amc23": 40, "bfcl_v3_base": 200, "bfcl_v3_long_context": 200}
 	for _, name := range Names() {
-		tasks, err := Load(root, name)
+		var tasks []envs.Task
+		var err error
+		if _, ok := BFCLCategory(name); ok {
+			var b *BFCL
+			if b, err = LoadBFCL(root, name, "json", reward.DefaultFCFormat()); err == nil {
+				tasks = b.Tasks
+			}
+		} else {
+			tasks, err = Load(root, name)
+		}
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue

@@ -91,6 +91,8 @@ type Options struct {
 	// Progress, when set, is called after each chunk with the problems
 	// done, their total and the time since Run started.
 	Progress func(done, total int, elapsed time.Duration)
+	// Score grades the rollouts; nil means the math grader (Score).
+	Score func(tasks []envs.Task, rolls []Rollout, k int) ([]Sample, Summary)
 }
 
 // Run generates opts.K rollouts for every task through gen, a chunk of
@@ -120,7 +122,13 @@ func Run(ctx context.Context, gen Generator, tasks []envs.Task, opts Options, rn
 			opts.Progress(hi, len(tasks), time.Since(start))
 		}
 	}
-	samples, sum := Score(opts.Bench, tasks, rolls, opts.K, opts.Format)
+	var samples []Sample
+	var sum Summary
+	if opts.Score != nil {
+		samples, sum = opts.Score(tasks, rolls, opts.K)
+	} else {
+		samples, sum = Score(opts.Bench, tasks, rolls, opts.K, opts.Format)
+	}
 	sum.Seconds = time.Since(start).Seconds()
 	return samples, sum, nil
 }

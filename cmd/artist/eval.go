@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand"
+	"strings"
 	"time"
 
 	"github.com/artist-rl/artist/envs"
@@ -30,8 +31,8 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.SetOutput(stderr)
 	var f evalFlags
 	fs.StringVar(&f.ckpt, "checkpoint", "", "checkpoint `DIR` (a run's checkpoints/step-NNNNNN)")
-	fs.StringVar(&f.bench, "bench", "", "comma-separated `LIST` of benchmarks (math500,aime24,aime25,amc23,olympiad); none: the run's held-out split")
-	fs.StringVar(&f.data, "data", "data", "benchmark data `DIR` (math500/test.jsonl, ...)")
+	fs.StringVar(&f.bench, "bench", "", "comma-separated `LIST` of benchmarks ("+strings.Join(evalbench.Names(), ",")+"); none: the run's held-out split")
+	fs.StringVar(&f.data, "data", "data", "benchmark data `DIR` (math500/test.jsonl, bfcl_v3/, ...)")
 	fs.StringVar(&f.out, "out", "eval-results", "with -bench, write samples.jsonl and summary.json into `DIR`")
 	fs.StringVar(&f.url, "policy", "", "with -bench, evaluate the OpenAI-compatible completions server at `URL` instead of the checkpoint's model")
 	fs.StringVar(&f.model, "model", "", "model `NAME` sent to the -policy server")
@@ -85,35 +86,86 @@ func evalHeldout(ctx context.Context, f evalFlags, stdout, stderr io.Writer) err
 	return nil
 }
 
-// evalBench evaluates on math benchmarks and writes the table, the
-// per-sample records and the summary.
+// evalBench evaluates on math and BFCL benchmarks and writes the table,
+// the per-sample records and the summary (with the BFCL overall score
+// when a BFCL category was evaluated).
 func evalBench(ctx context.Context, f evalFlags, names []string, stdout, stderr io.Writer) error {
-	gen, format, tool, err := benchGenerator(f, stderr)
-	if err != nil {
-		return err
-	}
-	if c, ok := tool.(io.Closer); ok {
-		defer c.Close()
-	}
+	gens := map[bool]*benchGen{}
+	defer func() {
+		for _, g := range gens {
+			if c, ok := g.tool.(io.Closer); ok {
+				c.Close()
+			}
+		}
+	}()
 	var all []evalbench.Sample
 	var sums []evalbench.Summary
 	for _, name := range names {
-		tasks, err := evalbench.Load(f.data, name)
-		if err != nil {
-			return err
+		_, fc := evalbench.BFCLCategory(name)
+		g, ok := gens[fc]
+		if !ok {
+			var err error
+			if g, err = benchGenerator(f, fc, stderr); err != nil {
+				return err
+			}
+			gens[fc] = g
+		}
+		gen := g.gen
+		opts := evalbench.Options{Bench: name, K: f.n, Format: g.cfg.Format, Progress: progressTo(stderr, name)}
+		var tasks []envs.Task
+		if fc {
+			b, err := evalbench.LoadBFCL(f.data, name, g.cfg.Task.BFCL.Docs, trainer.FCFormatOf(g.cfg.Format))
+			if err != nil {
+				return err
+			}
+			tasks, gen, opts.Score = b.Tasks, withTool(gen, b.Tool), b.Score
+		} else {
+			var err error
+			if tasks, err = evalbench.Load(f.data, name); err != nil {
+				return err
+			}
 		}
 		if f.limit > 0 && f.limit < len(tasks) {
 			tasks = tasks[:f.limit]
 		}
-		opts := evalbench.Options{Bench: name, K: f.n, Format: format, Progress: progressTo(stderr, name)}
 		samples, sum, err := evalbench.Run(ctx, gen, tasks, opts, rand.New(rand.NewSource(f.seed)))
 		if err != nil {
 			return err
 		}
 		all, sums = append(all, samples...), append(sums, sum)
 	}
+	if o, ok := evalbench.BFCLOverallSummary(sums); ok && len(gens) > 0 && countBFCL(names) > 1 {
+		sums = append(sums, o)
+	}
 	evalbench.Table(stdout, sums)
 	return evalbench.WriteOutputs(f.out, all, sums)
+}
+
+func countBFCL(names []string) int {
+	n := 0
+	for _, name := range names {
+		if _, ok := evalbench.BFCLCategory(name); ok {
+			n++
+		}
+	}
+	return n
+}
+
+// withTool returns gen with its tool replaced.
+func withTool(gen evalbench.Generator, tool envs.Tool) evalbench.Generator {
+	switch g := gen.(type) {
+	case evalbench.Engine:
+		e := *g.Engine
+		e.Tool = tool
+		g.Engine = &e
+		return g
+	case evalbench.Remote:
+		r := *g.Remote
+		r.Tool = tool
+		g.Remote = &r
+		return g
+	}
+	panic(fmt.Sprintf("artist: withTool: unknown generator %T", gen))
 }
 
 // progressTo redraws one progress line on w, ending it when all is done.
@@ -127,41 +179,64 @@ func progressTo(w io.Writer, bench string) func(done, total int, elapsed time.Du
 	}
 }
 
+// benchGen is a policy wired for benchmarks, with the config that set its
+// format, budgets and prompts, and the tool it owns (the caller closes
+// it; BFCL benchmarks replace it by their own).
+type benchGen struct {
+	gen  evalbench.Generator
+	cfg  trainer.Config
+	tool envs.Tool
+}
+
+// fcDefaults are the function-calling tags of the paper, the defaults of
+// a -policy evaluation on BFCL without a checkpoint.
+var fcDefaults = []string{"format.think=reasoning", "format.code=tool", "format.output=tool_result"}
+
 // benchGenerator wires the policy: the checkpoint's model, or the -policy
 // server with the checkpoint's (or the default) format, budgets, prompt
-// template and tool. The caller closes the tool.
-func benchGenerator(f evalFlags, stderr io.Writer) (evalbench.Generator, rollout.Format, envs.Tool, error) {
+// template and tool. Without a checkpoint, fc selects the defaults of the
+// BFCL benchmarks: the function-calling tags, and no code tool.
+func benchGenerator(f evalFlags, fc bool, stderr io.Writer) (*benchGen, error) {
 	if f.ckpt == "" {
-		cfg, err := trainer.Parse(nil, "defaults", f.sets)
+		sets := f.sets
+		if fc {
+			sets = append(append(fcDefaults[:len(fcDefaults):len(fcDefaults)], "tool.kind=disabled"), f.sets...)
+		}
+		cfg, err := trainer.Parse(nil, "defaults", sets)
 		if err != nil {
-			return nil, rollout.Format{}, nil, err
+			return nil, err
 		}
 		tool, err := benchTool(cfg.Tool)
 		if err != nil {
-			return nil, rollout.Format{}, nil, err
+			return nil, err
 		}
 		rc := cfg.Rollout
 		rc.Temperature = f.temp
-		rem := &rollout.Remote{URL: f.url, Model: f.model, Tool: tool, Format: cfg.Format, Config: rc, Prompt: cfg.Prompt.Render}
-		return evalbench.Remote{Remote: rem}, cfg.Format, tool, nil
+		rem := &rollout.Remote{URL: f.url, Model: f.model, Tool: tool, Format: cfg.Format, Config: rc,
+			Prompt: cfg.Prompt.Render, UserTurn: cfg.Prompt.RenderTurn}
+		return &benchGen{gen: evalbench.Remote{Remote: rem}, cfg: cfg, tool: tool}, nil
 	}
 	r, err := trainer.OpenCheckpoint(f.ckpt, f.sets, stderr)
 	if err != nil {
-		return nil, rollout.Format{}, nil, err
+		return nil, err
 	}
 	rc := r.Cfg.Rollout
 	rc.Temperature = f.temp
 	eng := r.Engine(rc)
+	bg := &benchGen{cfg: r.Cfg, tool: r.Tool}
 	if f.url == "" {
-		return evalbench.Engine{Engine: eng, Context: r.Model.Config.MaxPositionEmbeddings}, r.Cfg.Format, r.Tool, nil
+		bg.gen = evalbench.Engine{Engine: eng, Context: r.Model.Config.MaxPositionEmbeddings}
+		return bg, nil
 	}
-	rem := &rollout.Remote{URL: f.url, Model: f.model, Tool: r.Tool, Format: r.Cfg.Format, Config: rc, Tokenizer: r.Tok, Prompt: eng.Prompt}
-	return evalbench.Remote{Remote: rem}, r.Cfg.Format, r.Tool, nil
+	rem := &rollout.Remote{URL: f.url, Model: f.model, Tool: r.Tool, Format: r.Cfg.Format, Config: rc, Tokenizer: r.Tok,
+		Prompt: eng.Prompt, UserTurn: eng.UserTurn}
+	bg.gen = evalbench.Remote{Remote: rem}
+	return bg, nil
 }
 
 // benchTool builds the code tool of a config.
 func benchTool(c trainer.ToolConfig) (envs.Tool, error) {
-	if c.Kind == "disabled" {
+	if c.Kind == "disabled" || c.Kind == "bfcl" {
 		return envs.Disabled{}, nil
 	}
 	sb, err := sandbox.New(c.Sandbox)

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -209,7 +210,7 @@ func TestEvalLocalEqualsServe(t *testing.T) {
 	for name, l := range lsum {
 		r := rsum[name]
 		l.Seconds, r.Seconds = 0, 0
-		if l != r {
+		if !reflect.DeepEqual(l, r) {
 			t.Errorf("%s: local %+v, remote %+v", name, l, r)
 		}
 	}
@@ -273,7 +274,7 @@ func TestEvalBenchErrors(t *testing.T) {
 		code int
 		want string
 	}{
-		{"prompt past the context", []string{"-checkpoint", ckpt, "-bench", "aime24", "-data", "testdata/bench", "-out", t.TempDir()}, 1, "exceed the model's context"},
+		{"prompt past the context", []string{"-checkpoint", ckpt, "-bench", "aime24", "-data", "testdata/bench", "-out", t.TempDir()}, 1, "over the model's context"},
 		{"unknown benchmark", []string{"-checkpoint", ckpt, "-bench", "gsm8k"}, 1, "unknown benchmark"},
 		{"missing file", []string{"-checkpoint", ckpt, "-bench", "aime25", "-data", "testdata/bench"}, 1, "aime25"},
 		{"policy without bench", []string{"-checkpoint", ckpt, "-policy", "http://127.0.0.1:1"}, 2, "-policy needs -bench"},
