@@ -13,6 +13,7 @@ import (
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/envs/sandbox"
 	"github.com/artist-rl/artist/evalbench"
+	"github.com/artist-rl/artist/policy"
 	"github.com/artist-rl/artist/rollout"
 	"github.com/artist-rl/artist/trainer"
 )
@@ -212,8 +213,14 @@ func benchGenerator(f evalFlags, fc bool, stderr io.Writer) (*benchGen, error) {
 		}
 		rc := cfg.Rollout
 		rc.Temperature = f.temp
+		userTurn := cfg.Prompt.RenderTurn
+		if cfg.Prompt.Template == "chat" {
+			// Without the server's tokenizer the end-of-turn token's text is
+			// not known to the client: close the assistant turn explicitly.
+			userTurn = func(msg string) string { return policy.ImEnd + cfg.Prompt.RenderTurn(msg) }
+		}
 		rem := &rollout.Remote{URL: f.url, Model: f.model, Tool: tool, Format: cfg.Format, Config: rc,
-			Prompt: cfg.Prompt.Render, UserTurn: cfg.Prompt.RenderTurn}
+			Prompt: cfg.Prompt.Render, UserTurn: userTurn}
 		return &benchGen{gen: evalbench.Remote{Remote: rem}, cfg: cfg, tool: tool}, nil
 	}
 	r, err := trainer.OpenCheckpoint(f.ckpt, f.sets, stderr)
