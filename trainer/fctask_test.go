@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/envs/bfcl"
+	"github.com/artist-rl/artist/policy"
 	"github.com/artist-rl/artist/rollout"
 )
 
@@ -136,5 +138,26 @@ func TestFCRunLogsRewards(t *testing.T) {
 	}
 	if sum.Final.N != 2 {
 		t.Errorf("final eval scored %d rollouts, want one per held-out entry (2)", sum.Final.N)
+	}
+}
+
+// TestRenderTurnChat: a conversation rendered turn by turn, the policy's
+// turns ended by <|im_end|>, is the Qwen2.5 chat template of the whole
+// conversation.
+func TestRenderTurnChat(t *testing.T) {
+	p := PromptConfig{Template: "chat", System: "sys"}
+	got := p.Render(envs.Task{Prompt: "q1"}) + "a1" + policy.ImEnd + p.RenderTurn("q2") + "a2" + policy.ImEnd + p.RenderTurn("q3")
+	want, err := policy.ChatTemplate([]policy.Message{
+		{Role: "system", Content: "sys"}, {Role: "user", Content: "q1"}, {Role: "assistant", Content: "a1"},
+		{Role: "user", Content: "q2"}, {Role: "assistant", Content: "a2"}, {Role: "user", Content: "q3"},
+	}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != want {
+		t.Errorf("rendered turn by turn:\n%q\nchat template:\n%q", got, want)
+	}
+	if plain := (PromptConfig{Template: "plain"}).RenderTurn("q2"); plain != rollout.UserTurnText("q2") {
+		t.Errorf("plain turn %q", plain)
 	}
 }
