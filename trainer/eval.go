@@ -27,6 +27,18 @@ type EvalResult struct {
 	N     int                `json:"n"` // rollouts scored
 }
 
+// verdict says in words whether a rollout solved its task and why not.
+func (r *Run) verdict(t *rollout.Trajectory) string {
+	if r.fc != nil {
+		v := r.fc.fc.Check(t)
+		if v.Valid {
+			return "correct: the checker passes every turn"
+		}
+		return fmt.Sprintf("incorrect: %s: %s", v.ErrorType, v.Message)
+	}
+	return fmt.Sprintf("gold %s, correct %v", t.Task.Answer, reward.Correct(t, t.Task, r.Cfg.Format))
+}
+
 // correct says whether a rollout solved its task: the final answer equals
 // the gold one (arith, math), or the official checker passes the
 // conversation (bfcl).
@@ -127,8 +139,7 @@ func (r *Run) evalAndRecord(ctx context.Context, tag string) (EvalResult, error)
 	fmt.Fprintf(&b, "# %s: accuracy %.3f, tool calls %.2f, %d rollouts\n", tag, res.Accuracy, res.ToolCalls, res.N)
 	for i := 0; i < len(trajs) && i < e.SaveSamples; i++ {
 		t := trajs[i]
-		fmt.Fprintf(&b, "\n## %s (gold %s, correct %v, stop %s)\n%s\n", t.Task.ID, t.Task.Answer,
-			r.correct(t), t.Stop, rollout.Text(t, r.Tok, true))
+		fmt.Fprintf(&b, "\n## %s (%s, stop %s)\n%s\n", t.Task.ID, r.verdict(t), t.Stop, rollout.Text(t, r.Tok, true))
 	}
 	path := filepath.Join(r.Cfg.RunDir, "samples", tag+".txt")
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
