@@ -55,6 +55,31 @@ func BenchmarkBackward(b *testing.B) {
 	b.ReportMetric(float64(32*96*b.N)/b.Elapsed().Seconds(), "tokens/s")
 }
 
+// BenchmarkBackwardLong is a micro-batch of the function-calling run: 4
+// sequences of 1536 tokens, where causal attention dominates.
+func BenchmarkBackwardLong(b *testing.B) {
+	m, rng := benchModel(b)
+	m.Config.MaxPositionEmbeddings = 1536
+	seqs := make([][]int, 4)
+	coef := make([][]float32, 4)
+	for i := range seqs {
+		seqs[i], coef[i] = make([]int, 1536), make([]float32, 1536)
+		for t := range seqs[i] {
+			seqs[i][t], coef[i][t] = rng.Intn(m.Config.VocabSize), -1.0/1535
+		}
+	}
+	if _, err := m.Backward(seqs, coef); err != nil { // build the graph
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := m.Backward(seqs, coef); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(4*1536*b.N)/b.Elapsed().Seconds(), "tokens/s")
+}
+
 func BenchmarkLogProbs(b *testing.B) {
 	m, rng := benchModel(b)
 	seqs, _ := benchBatch(rng, m.Config.VocabSize)

@@ -203,13 +203,25 @@ func attendBlock(g geometry, o, q, k, v []float32, T, h int, p []float32) {
 	HD, KD, D := g.H*g.D, g.K*g.D, g.D
 	kv := h / (g.H / g.K)
 	causalProbs(g, p, q[h*D:], k[kv*D:], T)
-	sgemm(false, false, T, D, T, 1, p, T, v[kv*D:], KD, 0, o[h*D:], HD)
+	for r0 := 0; r0 < T; r0 += causalBlock { // o rows r0..r1 read p columns < r1
+		r1 := min(r0+causalBlock, T)
+		sgemm(false, false, r1-r0, D, r1, 1, p[r0*T:], T, v[kv*D:], KD, 0, o[r0*HD+h*D:], HD)
+	}
 }
+
+// causalBlock is the row block of the causal products: a block of rows
+// t0..t1 only multiplies the columns j < t1, which skips almost half the
+// work of a full T×T product.
+const causalBlock = 64
 
 // causalProbs writes p [T, T] = softmax over j ≤ t of scale·q_t·k_j, with
 // zeros for j > t; q and k are strided views (row strides H·D and K·D).
 func causalProbs(g geometry, p, q, k []float32, T int) {
-	sgemm(false, true, T, T, g.D, g.scale, q, g.H*g.D, k, g.K*g.D, 0, p, T)
+	HD := g.H * g.D
+	for r0 := 0; r0 < T; r0 += causalBlock {
+		r1 := min(r0+causalBlock, T)
+		sgemm(false, true, r1-r0, r1, g.D, g.scale, q[r0*HD:], HD, k, g.K*g.D, 0, p[r0*T:], T)
+	}
 	for t := 0; t < T; t++ {
 		softmax(p[t*T : t*T+t+1])
 		clear(p[t*T+t+1 : (t+1)*T])

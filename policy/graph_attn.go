@@ -90,7 +90,10 @@ func attnBackGroup(g geometry, kv, T int, a attnTensors, p, ds []float32) {
 	for h := kv * (g.H / g.K); h < (kv+1)*(g.H/g.K); h++ {
 		q, o, do := a.q[h*D:], a.o[h*D:], a.do[h*D:]
 		causalProbs(g, p, q, kk, T)
-		sgemm(false, true, T, T, D, 1, do, HD, vv, KD, 0, ds, T) // dP = dO·Vᵀ
+		for r0 := 0; r0 < T; r0 += causalBlock { // dP = dO·Vᵀ, causal part
+			r1 := min(r0+causalBlock, T)
+			sgemm(false, true, r1-r0, r1, D, 1, do[r0*HD:], HD, vv, KD, 0, ds[r0*T:], T)
+		}
 		for t := 0; t < T; t++ {
 			var delta float32
 			for d, x := range do[t*HD : t*HD+D] {
@@ -102,9 +105,14 @@ func attnBackGroup(g geometry, kv, T int, a attnTensors, p, ds []float32) {
 			}
 			clear(dr[t+1:])
 		}
-		sgemm(false, false, T, D, T, 1, ds, T, kk, KD, 0, a.dq[h*D:], HD) // dQ = dS·K
-		sgemm(true, false, T, D, T, 1, ds, T, q, HD, 1, a.dk[kv*D:], KD)  // dK += dSᵀ·Q
-		sgemm(true, false, T, D, T, 1, p, T, do, HD, 1, a.dv[kv*D:], KD)  // dV += Pᵀ·dO
+		// dS and P are zero above the diagonal: rows r0..r1 of dQ read
+		// columns < r1; rows c0..c1 of dK and dV read rows ≥ c0.
+		for r0 := 0; r0 < T; r0 += causalBlock {
+			r1 := min(r0+causalBlock, T)
+			sgemm(false, false, r1-r0, D, r1, 1, ds[r0*T:], T, kk, KD, 0, a.dq[r0*HD+h*D:], HD)             // dQ = dS·K
+			sgemm(true, false, r1-r0, D, T-r0, 1, ds[r0*T+r0:], T, q[r0*HD:], HD, 1, a.dk[r0*KD+kv*D:], KD) // dK += dSᵀ·Q
+			sgemm(true, false, r1-r0, D, T-r0, 1, p[r0*T+r0:], T, do[r0*HD:], HD, 1, a.dv[r0*KD+kv*D:], KD) // dV += Pᵀ·dO
+		}
 	}
 }
 

@@ -27,10 +27,22 @@ func TestBackwardGradCheck(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		tied bool
-	}{{"untied", false}, {"tied", true}} {
+		long bool // sequences span several causal blocks
+	}{{"untied", false, false}, {"tied", true, false}, {"long", false, true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := testModel(t, tc.tied, 1)
 			seqs, coef := batchFor(2, m.Config.VocabSize)
+			if tc.long {
+				m.Config.MaxPositionEmbeddings = 4 * causalBlock
+				rng := rand.New(rand.NewSource(4))
+				seqs = randomSeqs(rng, m.Config.VocabSize, 2*causalBlock+21, causalBlock+3)
+				coef = [][]float32{make([]float32, len(seqs[0])), make([]float32, len(seqs[1]))}
+				for i := range coef {
+					for j := range coef[i] {
+						coef[i][j] = float32(rng.NormFloat64()) / 8
+					}
+				}
+			}
 			if _, err := m.Backward(seqs, coef); err != nil {
 				t.Fatal(err)
 			}
