@@ -138,23 +138,40 @@ func (b *BFCL) grade(task envs.Task, g int, r Rollout) Sample {
 	return s
 }
 
-// BFCLOverallSummary is the unweighted mean of the pass@1 and pass@k of
-// the BFCL summaries among sums, as the leaderboard's overall score; ok
-// is false when there is none.
+// BFCLOverallSummary is the unweighted mean over the BFCL summaries among
+// sums of pass@1 (the leaderboard's overall score), pass@k, tool use,
+// response length, truncation and reward components; Problems and Seconds
+// are totals. ok is false when there is no BFCL summary.
 func BFCLOverallSummary(sums []Summary) (Summary, bool) {
 	acc, accK := map[string]float64{}, map[string]float64{}
-	out := Summary{Bench: BFCLOverall}
+	out := Summary{Bench: BFCLOverall, Rewards: map[string]float64{}}
+	n := 0.0
 	for _, s := range sums {
 		if _, ok := BFCLCategory(s.Bench); ok {
 			acc[s.Bench], accK[s.Bench] = s.Pass1, s.PassK
 			out.Problems += s.Problems
 			out.K = s.K
 			out.Seconds += s.Seconds
+			out.ToolCalls += s.ToolCalls
+			out.ToolFailFrac += s.ToolFailFrac
+			out.ResponseLen += s.ResponseLen
+			out.TruncatedFrac += s.TruncatedFrac
+			for k, v := range s.Rewards {
+				out.Rewards[k] += v
+			}
+			n++
 		}
 	}
-	if len(acc) == 0 {
+	if n == 0 {
 		return Summary{}, false
 	}
 	out.Pass1, out.PassK = bfcl.OverallAccuracy(acc), bfcl.OverallAccuracy(accK)
+	out.ToolCalls /= n
+	out.ToolFailFrac /= n
+	out.ResponseLen /= n
+	out.TruncatedFrac /= n
+	for k := range out.Rewards {
+		out.Rewards[k] /= n
+	}
 	return out, true
 }

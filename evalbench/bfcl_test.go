@@ -72,12 +72,13 @@ func TestBFCLScore(t *testing.T) {
 func TestBFCLOverall(t *testing.T) {
 	sums := []Summary{
 		{Bench: "math500", Pass1: 0.9},
-		{Bench: "bfcl_v3_base", Pass1: 0.5, PassK: 0.5, Problems: 200},
-		{Bench: "bfcl_v3_miss_func", Pass1: 0.1, PassK: 0.2, Problems: 200},
+		{Bench: "bfcl_v3_base", Pass1: 0.5, PassK: 0.5, Problems: 200, ToolCalls: 2, Rewards: map[string]float64{"fc_state": 0.4}},
+		{Bench: "bfcl_v3_miss_func", Pass1: 0.1, PassK: 0.2, Problems: 200, ToolCalls: 4, Rewards: map[string]float64{"fc_state": 0.2}},
 	}
 	o, ok := BFCLOverallSummary(sums)
-	if !ok || math.Abs(o.Pass1-0.3) > 1e-12 || math.Abs(o.PassK-0.35) > 1e-12 || o.Problems != 400 || o.Bench != BFCLOverall {
-		t.Errorf("overall %+v, want pass@1 0.3 pass@k 0.35 over 400", o)
+	if !ok || math.Abs(o.Pass1-0.3) > 1e-12 || math.Abs(o.PassK-0.35) > 1e-12 || o.Problems != 400 || o.Bench != BFCLOverall ||
+		o.ToolCalls != 3 || math.Abs(o.Rewards["fc_state"]-0.3) > 1e-12 {
+		t.Errorf("overall %+v, want pass@1 0.3 pass@k 0.35 over 400, 3 calls, fc_state 0.3", o)
 	}
 	if _, ok := BFCLOverallSummary(sums[:1]); ok {
 		t.Error("an overall score without BFCL categories")
