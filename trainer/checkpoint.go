@@ -45,6 +45,11 @@ func (r *Run) saveCheckpoint(st *trainerState, opt *AdamW) error {
 	if err := r.writeCheckpoint(tmp, st, opt); err != nil {
 		return err
 	}
+	if r.lib != nil && r.lib.Grow {
+		if err := r.lib.Lib.SaveAs(r.grownLibraryPath()); err != nil {
+			return fmt.Errorf("trainer: checkpoint: %w", err)
+		}
+	}
 	final := filepath.Join(root, stepDir(st.Step))
 	if err := replaceDir(tmp, final); err != nil {
 		return fmt.Errorf("trainer: checkpoint: %w", err)

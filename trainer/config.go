@@ -129,6 +129,25 @@ type ToolConfig struct {
 	// fresh interpreter per call, as in the paper.
 	Kind    string         `yaml:"kind"`
 	Sandbox sandbox.Config `yaml:"sandbox"`
+	// Library adds an ATLASS-style tool library to the sandbox.
+	Library LibraryConfig `yaml:"library"`
+}
+
+// LibraryConfig is a library of verified Go functions (envs/toollib) that
+// the policy retrieves from and may grow. Each trajectory retrieves the K
+// functions most relevant to its task: the prompt lists their signatures
+// and its snippets can call them. With Grow, a documented function with
+// examples that the policy writes in a successful call joins the library
+// once its examples pass; the grown library is saved as tools.json in the
+// run folder at each checkpoint, and a resumed run continues from it.
+type LibraryConfig struct {
+	// Path is the library file (artist tools add builds one). Empty
+	// (default) runs without a library.
+	Path string `yaml:"path"`
+	// K is how many functions each task retrieves. Default 3.
+	K int `yaml:"k"`
+	// Grow adds verified functions the policy writes. Default false.
+	Grow bool `yaml:"grow"`
 }
 
 // RewardConfig weights reward components.
@@ -247,7 +266,7 @@ func DefaultConfig() Config {
 			Name: "arith", Arith: arith.DefaultConfig(),
 			BFCL: BFCLTaskConfig{Data: "data/bfcl_v3", Category: "base", Train: 100, Heldout: 100, Docs: "json"},
 		},
-		Tool:      ToolConfig{Kind: "sandbox", Sandbox: sandbox.DefaultConfig()},
+		Tool:      ToolConfig{Kind: "sandbox", Sandbox: sandbox.DefaultConfig(), Library: LibraryConfig{K: 3}},
 		Rollout:   rc,
 		Reward:    RewardConfig{Weights: reward.DefaultWeights()},
 		WarmStart: WarmStartConfig{Steps: 1200, BatchSize: 32, LR: 5e-3, Demos: 2000, ToolFraction: 0.4},
@@ -364,6 +383,12 @@ func (c *Config) validateTool() error {
 	case "disabled":
 	default:
 		return fmt.Errorf("config: tool.kind %q is unknown: use sandbox, bfcl or disabled", c.Tool.Kind)
+	}
+	if l := c.Tool.Library; l.Path != "" && c.Tool.Kind != "sandbox" {
+		return fmt.Errorf("config: tool.library holds Go functions for the sandbox, but tool.kind is %s: clear tool.library.path or use tool.kind: sandbox", c.Tool.Kind)
+	}
+	if c.Tool.Library.K < 0 {
+		return fmt.Errorf("config: tool.library.k must be >= 0, got %d", c.Tool.Library.K)
 	}
 	return nil
 }

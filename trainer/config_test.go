@@ -36,6 +36,8 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"bad bfcl category", "task:\n  name: bfcl\n  bfcl:\n    category: hard\n", nil, []string{"task.bfcl.category", "miss_func"}},
 		{"bad bfcl docs", "task:\n  name: bfcl\n  bfcl:\n    docs: html\n", nil, []string{"task.bfcl.docs", "signatures"}},
 		{"bad micro batch", "grpo:\n  micro_batch: -1\n", nil, []string{"grpo.micro_batch"}},
+		{"library without sandbox", "tool:\n  kind: disabled\n  library:\n    path: tools.json\n", nil, []string{"tool.library", "tool.kind: sandbox"}},
+		{"negative library k", "tool:\n  library:\n    k: -1\n", nil, []string{"tool.library.k"}},
 		{"bad task", "task:\n  name: chess\n", nil, []string{"task.name", "arith"}},
 		{"bad template", "prompt:\n  template: llama\n", nil, []string{"prompt.template", "plain or chat"}},
 		{"bad reward", "reward:\n  weights:\n    style: 1\n", nil, []string{"reward.weights", "answer"}},

@@ -9,12 +9,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/envs/arith"
 	"github.com/artist-rl/artist/envs/mathtask"
 	"github.com/artist-rl/artist/envs/sandbox"
+	"github.com/artist-rl/artist/envs/toollib"
 	"github.com/artist-rl/artist/internal/atomicfile"
 	"github.com/artist-rl/artist/policy"
 	"github.com/artist-rl/artist/reward"
@@ -41,8 +43,10 @@ type Run struct {
 	Heldout []envs.Task
 	Reward  reward.Composite
 
-	fc        *fcTask // the bfcl task family; nil for the others
-	demoLib   []Demo  // the warm-start library, built once
+	fc        *fcTask          // the bfcl task family; nil for the others
+	lib       *toollib.Augment // the tool library around the sandbox; nil without one
+	closeTool func() error     // releases the tool's workers
+	demoLib   []Demo           // the warm-start library, built once
 	out       io.Writer
 	start     time.Time // when this process started the run
 	priorWall float64   // seconds spent by earlier processes of a resumed run
@@ -121,7 +125,29 @@ func (r *Run) newTool(c ToolConfig) (envs.Tool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("trainer: tool: %w", err)
 	}
-	return sb, nil
+	r.closeTool = sb.Close
+	if c.Library.Path == "" {
+		return sb, nil
+	}
+	path := c.Library.Path
+	if grown := r.grownLibraryPath(); c.Library.Grow && fileExists(grown) {
+		path = grown // a resumed run continues with the library it grew
+	}
+	lib, err := toollib.Open(path)
+	if err != nil {
+		sb.Close()
+		return nil, fmt.Errorf("trainer: tool.library: %w", err)
+	}
+	r.lib = &toollib.Augment{Inner: sb, Lib: lib, K: c.Library.K, Grow: c.Library.Grow}
+	return r.lib, nil
+}
+
+// grownLibraryPath is where a run saves the library it grows.
+func (r *Run) grownLibraryPath() string { return filepath.Join(r.Cfg.RunDir, "tools.json") }
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 func (r *Run) setupTokenizer() error {
@@ -240,8 +266,17 @@ func (r *Run) Engine(rc rollout.Config) *rollout.Engine {
 	}
 }
 
-// promptText renders a task with the configured template.
-func (r *Run) promptText(t envs.Task) string { return r.Cfg.Prompt.Render(t) }
+// promptText renders a task with the configured template. With a tool
+// library, the question is followed by the signatures of the functions
+// the task retrieves, which its code may call.
+func (r *Run) promptText(t envs.Task) string {
+	if r.lib != nil {
+		if tools := r.lib.Retrieved(t); len(tools) > 0 {
+			t.Prompt += "\n\nLibrary functions you may call:\n" + strings.TrimRight(toollib.Listing(tools), "\n")
+		}
+	}
+	return r.Cfg.Prompt.Render(t)
+}
 
 // Render renders a task as the text the policy continues: the question and
 // a newline (plain), or the Qwen2.5 chat template (chat).
@@ -265,8 +300,8 @@ func Train(ctx context.Context, cfg Config, out io.Writer) (*Summary, error) {
 
 // Close releases the run's tool (the sandbox's worker processes).
 func (r *Run) Close() error {
-	if c, ok := r.Tool.(interface{ Close() error }); ok {
-		return c.Close()
+	if r.closeTool != nil {
+		return r.closeTool()
 	}
 	return nil
 }

@@ -74,6 +74,10 @@ func (r *Run) grpoStep(ctx context.Context, step int, opt *AdamW, ref *policy.Mo
 		tokens += len(t.Tokens)
 	}
 	m["throughput/tokens_per_s"] = float64(tokens) / time.Since(start).Seconds()
+	if r.lib != nil {
+		m["tools/library_size"] = float64(r.lib.Lib.Len())
+		m["tools/grown"] = float64(r.lib.Grown())
+	}
 	return stepOutput{metrics: m, tokens: tokens, accuracy: ro.Accuracy}, nil
 }
 

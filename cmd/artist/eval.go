@@ -94,8 +94,8 @@ func evalBench(ctx context.Context, f evalFlags, names []string, stdout, stderr 
 	gens := map[bool]*benchGen{}
 	defer func() {
 		for _, g := range gens {
-			if c, ok := g.tool.(io.Closer); ok {
-				c.Close()
+			if g.close != nil {
+				g.close()
 			}
 		}
 	}()
@@ -181,12 +181,12 @@ func progressTo(w io.Writer, bench string) func(done, total int, elapsed time.Du
 }
 
 // benchGen is a policy wired for benchmarks, with the config that set its
-// format, budgets and prompts, and the tool it owns (the caller closes
-// it; BFCL benchmarks replace it by their own).
+// format, budgets and prompts; the caller calls close when done (BFCL
+// benchmarks replace its tool by their own).
 type benchGen struct {
-	gen  evalbench.Generator
-	cfg  trainer.Config
-	tool envs.Tool
+	gen   evalbench.Generator
+	cfg   trainer.Config
+	close func() error // releases the tool's workers; nil when there are none
 }
 
 // fcDefaults are the function-calling tags of the paper, the defaults of
@@ -221,7 +221,11 @@ func benchGenerator(f evalFlags, fc bool, stderr io.Writer) (*benchGen, error) {
 		}
 		rem := &rollout.Remote{URL: f.url, Model: f.model, Tool: tool, Format: cfg.Format, Config: rc,
 			Prompt: cfg.Prompt.Render, UserTurn: userTurn}
-		return &benchGen{gen: evalbench.Remote{Remote: rem}, cfg: cfg, tool: tool}, nil
+		bg := &benchGen{gen: evalbench.Remote{Remote: rem}, cfg: cfg}
+		if c, ok := tool.(io.Closer); ok {
+			bg.close = c.Close
+		}
+		return bg, nil
 	}
 	r, err := trainer.OpenCheckpoint(f.ckpt, f.sets, stderr)
 	if err != nil {
@@ -230,7 +234,7 @@ func benchGenerator(f evalFlags, fc bool, stderr io.Writer) (*benchGen, error) {
 	rc := r.Cfg.Rollout
 	rc.Temperature = f.temp
 	eng := r.Engine(rc)
-	bg := &benchGen{cfg: r.Cfg, tool: r.Tool}
+	bg := &benchGen{cfg: r.Cfg, close: r.Close}
 	if f.url == "" {
 		bg.gen = evalbench.Engine{Engine: eng, Context: r.Model.Config.MaxPositionEmbeddings}
 		return bg, nil

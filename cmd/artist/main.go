@@ -10,6 +10,7 @@
 //	artist grade < answers.jsonl
 //	artist tokenize -tokenizer FILE [-decode]
 //	artist bfcl replay -category CATEGORY [-id ID] [-data DIR]
+//	artist tools add|search|list -db FILE [-k N] [SOURCE.go... | QUERY...]
 package main
 
 import (
@@ -37,6 +38,7 @@ var commands = []command{
 	{"sandbox", "sandbox [-timeout D] [-memory BYTES] [-output BYTES] [-jobs N] [-stateful] FILE...: run Go programs in the code tool's sandbox, one JSON result per file", runSandbox},
 	{"grade", "grade < in.jsonl: grade lines {gold, pred or response} as JSONL lines {extracted, equal}", runGrade},
 	{"tokenize", "tokenize -tokenizer FILE [-decode]: a JSON string per stdin line to a JSON array of ids per line, or the reverse", runTokenize},
+	{"tools", "tools add -db FILE SOURCE.go... | search -db FILE [-k N] QUERY... | list -db FILE: grow, search and list a library of tested Go tools", runTools},
 	{"bfcl", "bfcl replay -category base|miss_func|miss_param|long_context [-id ID] [-data DIR]: replay the BFCL v3 ground truth, one conformance record per entry", runBFCL},
 }
 

@@ -1,0 +1,99 @@
+package trainer
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/envs/sandbox"
+	"github.com/artist-rl/artist/envs/toollib"
+)
+
+// seedLibrary writes a library holding gcd (from the toollib fixtures) and
+// returns its path.
+func seedLibrary(t *testing.T) string {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("..", "envs", "toollib", "testdata", "gcd.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool, err := toollib.ParseTool(string(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := sandbox.New(sandbox.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close()
+	path := filepath.Join(t.TempDir(), "seed.json")
+	lib, err := toollib.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lib.Add(context.Background(), sb, tool); err != nil {
+		t.Fatal(err)
+	}
+	if err := lib.Save(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestToolLibrary: a task retrieves the library's relevant functions, its
+// prompt lists them and its code calls them without defining them; a
+// grown library is saved in the run folder at checkpoints and a resumed
+// run starts from it, not from the seed.
+func TestToolLibrary(t *testing.T) {
+	dir := t.TempDir()
+	cfg := tinyConfig(t, dir)
+	cfg.Tool.Library = LibraryConfig{Path: seedLibrary(t), K: 2, Grow: true}
+	r, err := Setup(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	task := envs.Task{ID: "g", Prompt: "What is the greatest common divisor of 84 and 36?"}
+	if p := r.promptText(task); !strings.Contains(p, "Library functions you may call:\nfunc gcd(a, b int) int") {
+		t.Errorf("prompt does not list gcd:\n%s", p)
+	}
+	if p := r.promptText(envs.Task{ID: "x", Prompt: "Name a colour."}); strings.Contains(p, "Library") {
+		t.Errorf("an unrelated task lists library functions:\n%s", p)
+	}
+	sess := r.Tool.(envs.SessionTool).OpenSession(task)
+	res := sess.Call(context.Background(), "fmt.Println(gcd(84, 36))")
+	sess.Close()
+	if res.Status != envs.StatusOK || res.Output != "12\n" {
+		t.Fatalf("calling the library: %+v", res)
+	}
+
+	// The policy writes a documented function with examples: it joins.
+	grow := "// triple returns three times n.\n//\n//\ttriple(4) == 12\nfunc triple(n int) int { return 3 * n }\nfmt.Println(triple(5))"
+	if res := r.Tool.(envs.SessionTool).OpenSession(task).Call(context.Background(), grow); res.Status != envs.StatusOK {
+		t.Fatalf("growing call: %+v", res)
+	}
+	if r.lib.Grown() != 1 || r.lib.Lib.Len() != 2 {
+		t.Fatalf("grown %d, library %d; want triple added", r.lib.Grown(), r.lib.Lib.Len())
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "checkpoints"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.saveCheckpoint(&trainerState{Seed: cfg.Seed}, nil); err != nil {
+		t.Fatal(err)
+	}
+	again, err := Setup(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if n := again.lib.Lib.Len(); n != 2 {
+		t.Errorf("resumed run's library holds %d tools, want the grown 2", n)
+	}
+	seed, err := toollib.Open(cfg.Tool.Library.Path)
+	if err != nil || seed.Len() != 1 {
+		t.Errorf("the seed library changed: %d tools, %v", seed.Len(), err)
+	}
+}
