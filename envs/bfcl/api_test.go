@@ -2,6 +2,7 @@ package bfcl
 
 import (
 	"testing"
+	"time"
 )
 
 // step is one call and its exact expected result.
@@ -209,5 +210,43 @@ func TestGroundTruthNeverErrors(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestMathAPIHugeArguments: arguments that would make the reference
+// compute for ages or exhaust memory answer at once, as Python would where
+// it answers at all: an int result past Python's 4300-digit string limit
+// fails as its JSON encoding does, and rounding to a billion places leaves
+// a float as it is.
+func TestMathAPIHugeArguments(t *testing.T) {
+	d := testData(t)
+	cases := []struct{ call, want string }{
+		{"power(base=10, exponent=100000000)", ErrorPrefix + "Exceeds the limit (4300 digits) for integer string conversion; use sys.set_int_max_str_digits() to increase the limit"},
+		{"power(base=99999999999, exponent=99999999999)", ErrorPrefix + "Exceeds the limit (4300 digits) for integer string conversion; use sys.set_int_max_str_digits() to increase the limit"},
+		{"power(base=2, exponent=62)", `{"result": 4611686018427387904}`},
+		{"power(base=-3, exponent=5)", `{"result": -243}`},
+		{"power(base=1, exponent=99999999999)", `{"result": 1}`},
+		{"power(base=-1, exponent=99999999999)", `{"result": -1}`},
+		{"round_number(number=1.5, decimal_places=1000000000)", `{"result": 1.5}`},
+		{"round_number(number=15, decimal_places=-1000000000)", `{"result": 0}`},
+		{"round_number(number=1234.5678, decimal_places=-2)", `{"result": 1200.0}`},
+	}
+	for _, c := range cases {
+		t.Run(c.call, func(t *testing.T) {
+			env, err := NewEnv(d, []string{"MathAPI"}, nil, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan string, 1)
+			go func() { done <- env.Execute(c.call) }()
+			select {
+			case got := <-done:
+				if got != c.want {
+					t.Errorf("got %q, want %q", got, c.want)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("no answer within 5s")
+			}
+		})
 	}
 }

@@ -3,6 +3,7 @@ package bfcl
 import (
 	"fmt"
 	"math"
+	"math/bits"
 )
 
 // mathAPI is MathAPI; it has no state.
@@ -116,13 +117,48 @@ func power(a args) (any, error) {
 		return errDict("Both inputs must be numbers"), nil
 	}
 	if isInt(b) && isInt(e) && toInt(e) >= 0 {
-		r := int64(1)
-		for i := int64(0); i < toInt(e); i++ {
-			r *= toInt(b)
-		}
-		return result(r)
+		return intPower(toInt(b), toInt(e))
 	}
 	return result(math.Pow(toFloat(b), toFloat(e)))
+}
+
+// maxIntDigits is Python's default limit on converting an int to a
+// string: the reference fails to encode a larger result.
+const maxIntDigits = 4300
+
+// intPower is base**exp for ints, by repeated squaring. A result of more
+// than maxIntDigits digits fails as the reference's JSON encoding does,
+// without being computed; one past int64 but within the limit, which the
+// reference prints exactly, comes out as the nearest float (values here
+// are at most 64-bit).
+func intPower(base, exp int64) (any, error) {
+	ab := math.Abs(float64(base))
+	if ab > 1 && float64(exp)*math.Log10(ab) > maxIntDigits {
+		return nil, raisef("Exceeds the limit (%d digits) for integer string conversion; use sys.set_int_max_str_digits() to increase the limit", maxIntDigits)
+	}
+	r, sq := int64(1), base
+	for e := exp; e > 0; e >>= 1 {
+		if e&1 == 1 {
+			if hi, lo := bits.Mul64(uint64(absInt(r)), uint64(absInt(sq))); hi != 0 || lo > math.MaxInt64 {
+				return result(math.Pow(float64(base), float64(exp)))
+			}
+			r *= sq
+		}
+		if e > 1 {
+			if hi, lo := bits.Mul64(uint64(absInt(sq)), uint64(absInt(sq))); hi != 0 || lo > math.MaxInt64 {
+				return result(math.Pow(float64(base), float64(exp)))
+			}
+			sq *= sq
+		}
+	}
+	return result(r)
+}
+
+func absInt(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 func absolute(a args) (any, error) {
@@ -148,6 +184,9 @@ func roundNumber(a args) (any, error) {
 	if isInt(n) {
 		if toInt(p) >= 0 {
 			return result(toInt(n))
+		}
+		if toInt(p) < -18 { // 10**19 exceeds every int64
+			return result(int64(0))
 		}
 		f := pyRound(toFloat(n)/math.Pow(10, float64(-toInt(p))), 0) * math.Pow(10, float64(-toInt(p)))
 		return result(int64(f))

@@ -23,8 +23,14 @@ func (t *travel) exchange(a args) (any, error) {
 // pyRound is Python's round(x, n) for a float: the exact binary value
 // rounded to n decimals, ties to even.
 func pyRound(x float64, n int) float64 {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
+	switch {
+	case math.IsNaN(x) || math.IsInf(x, 0) || n > 323: // past any float's digits, as Python
 		return x
+	case n < -308:
+		return 0 * x
+	case n < 0:
+		p := math.Pow(10, float64(-n))
+		return pyRound(x/p, 0) * p
 	}
 	f, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'f', n, 64), 64)
 	return f
