@@ -1,8 +1,11 @@
 // Package envs holds what a policy acts on: tasks, datasets and tools.
 //
-// A Task is one problem with its gold answer. A Tool runs one call written
-// by the policy and returns what the policy will read. Subpackages provide
-// concrete tools (sandbox: a Go interpreter) and task families (arith).
+// A Task is one problem with its gold answer, or a conversation of several
+// user turns. A Tool runs one call written by the policy and returns what
+// the policy will read; a SessionTool gives each trajectory its own state.
+// Subpackages provide concrete tools (sandbox: a Go interpreter; toollib:
+// a library of verified functions around it; bfcl: the BFCL v3 APIs) and
+// task families (arith, mathtask, bfcl).
 package envs
 
 import (

@@ -20,11 +20,19 @@
 // sampled-token budget (StopLength), or closes a code block after
 // max_tool_calls calls (StopMaxTurns, the code not run).
 //
+// Conversations: a task with later user messages (envs.Task.Turns) goes
+// on when the policy ends its turn with the closing answer tag or
+// end-of-sequence: the engine appends the next message, rendered by
+// Engine.UserTurn, with loss mask 0, tells the trajectory's tool session
+// (envs.TurnSession), and the row generates again; each Call records its
+// turn. The rollout stops when no message is left or a budget runs out.
+//
 // Budgets: max_response_tokens counts only tokens the policy sampled; each
 // result is cut in the middle to max_result_tokens tokens around
 // TruncationMark; so a trajectory holds at most max_response_tokens +
 // max_tool_calls × (max_result_tokens + output tag tokens) tokens after
-// its prompt, which is the room each Session row gets beyond the prompt.
+// its prompt and user turns, which is the room each Session row gets
+// beyond them (Engine.MaxLen).
 //
 // Sampling uses temperature and nucleus (top-p) filtering with one uniform
 // number per row per step drawn from a seeded *rand.Rand in row order, so a

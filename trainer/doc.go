@@ -19,6 +19,11 @@
 // (policy.Model.Backward), so tokens with loss mask 0 get exactly no
 // gradient. AdamW updates the weights with global gradient-norm clipping.
 //
+// Task families: arith (synthetic word problems, the CPU default), math
+// (problem files) and bfcl (BFCL v3 multi-turn function calling, with the
+// ground truth of the training entries as the warm-start library and the
+// official checker as accuracy).
+//
 // Randomness: every phase step draws from a source derived from (seed,
 // phase, step), so the same config and seed give the same run, and a run
 // resumed from a checkpoint continues exactly as the uninterrupted run.
