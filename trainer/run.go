@@ -74,6 +74,7 @@ func Setup(cfg Config, out io.Writer) (*Run, error) {
 		return nil, err
 	}
 	if err := r.checkContext(); err != nil {
+		r.Close()
 		return nil, err
 	}
 	if r.fc != nil {
@@ -82,6 +83,7 @@ func Setup(cfg Config, out io.Writer) (*Run, error) {
 		r.Reward, err = reward.NewComposite(cfg.Reward.Weights, cfg.Format)
 	}
 	if err != nil {
+		r.Close()
 		return nil, fmt.Errorf("trainer: reward: %w", err)
 	}
 	return r, nil
