@@ -161,3 +161,14 @@ func TestRenderTurnChat(t *testing.T) {
 		t.Errorf("plain turn %q", plain)
 	}
 }
+
+// TestSetupChecksContext: a model too short for the prompts, user turns
+// and budgets fails at Setup with an error that names the keys to change,
+// not by overflowing mid-run.
+func TestSetupChecksContext(t *testing.T) {
+	cfg := tinyFCConfig(t, t.TempDir(), "model.max_position_embeddings=512")
+	_, err := Setup(cfg, nil)
+	if err == nil || !strings.Contains(err.Error(), "max_position_embeddings 512") || !strings.Contains(err.Error(), "rollout.max_response_tokens") {
+		t.Fatalf("Setup error %v; want one naming the context and the budgets", err)
+	}
+}
