@@ -197,34 +197,34 @@ func attendGroup(g geometry, o, q, k, v []float32, n, p0, kv int, scores []float
 
 // attendBlock computes causal attention for query head h over one whole
 // sequence of T rows at positions 0 … T-1: q and o are [T, H·D], k and v
-// [T, K·D]; p is scratch [T, T] and receives the attention probabilities
-// (zero above the diagonal).
+// [T, K·D]; p is scratch of causalBlock·T values. It works a block of
+// query rows at a time, start to finish, so the probabilities it holds
+// stay small enough for the cache.
 func attendBlock(g geometry, o, q, k, v []float32, T, h int, p []float32) {
 	HD, KD, D := g.H*g.D, g.K*g.D, g.D
 	kv := h / (g.H / g.K)
-	causalProbs(g, p, q[h*D:], k[kv*D:], T)
-	for r0 := 0; r0 < T; r0 += causalBlock { // o rows r0..r1 read p columns < r1
+	for r0 := 0; r0 < T; r0 += causalBlock {
 		r1 := min(r0+causalBlock, T)
-		sgemm(false, false, r1-r0, D, r1, 1, p[r0*T:], T, v[kv*D:], KD, 0, o[r0*HD+h*D:], HD)
+		blockProbs(g, p, q[h*D:], k[kv*D:], T, r0, r1)
+		sgemm(false, false, r1-r0, D, r1, 1, p, T, v[kv*D:], KD, 0, o[r0*HD+h*D:], HD)
 	}
 }
 
-// causalBlock is the row block of the causal products: a block of rows
-// t0..t1 only multiplies the columns j < t1, which skips almost half the
-// work of a full T×T product.
+// causalBlock is the row block of causal attention: a block of rows
+// r0..r1 only reads the columns j < r1, which skips almost half the work
+// of a full T×T product, and its scratch is causalBlock·T values.
 const causalBlock = 64
 
-// causalProbs writes p [T, T] = softmax over j ≤ t of scale·q_t·k_j, with
-// zeros for j > t; q and k are strided views (row strides H·D and K·D).
-func causalProbs(g geometry, p, q, k []float32, T int) {
-	HD := g.H * g.D
-	for r0 := 0; r0 < T; r0 += causalBlock {
-		r1 := min(r0+causalBlock, T)
-		sgemm(false, true, r1-r0, r1, g.D, g.scale, q[r0*HD:], HD, k, g.K*g.D, 0, p[r0*T:], T)
-	}
-	for t := 0; t < T; t++ {
-		softmax(p[t*T : t*T+t+1])
-		clear(p[t*T+t+1 : (t+1)*T])
+// blockProbs writes into p, rows of stride T, the attention probabilities
+// of query rows r0..r1: row t-r0 holds softmax over j ≤ t of
+// scale·q_t·k_j in its first t+1 columns and zeros up to column r1; q and
+// k are strided views (row strides H·D and K·D).
+func blockProbs(g geometry, p, q, k []float32, T, r0, r1 int) {
+	sgemm(false, true, r1-r0, r1, g.D, g.scale, q[r0*g.H*g.D:], g.H*g.D, k, g.K*g.D, 0, p, T)
+	for t := r0; t < r1; t++ {
+		row := p[(t-r0)*T:]
+		softmax(row[:t+1])
+		clear(row[t+1 : r1])
 	}
 }
 

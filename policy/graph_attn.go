@@ -21,7 +21,7 @@ func attnOp(g geometry, T int) *kernel {
 			q, k, v := in[0], in[1], in[2]
 			B := s[0][0] / T
 			parallelFor(B*g.H, T*T*g.D*2, func(lo, hi int) {
-				p := make([]float32, T*T)
+				p := make([]float32, causalBlock*T)
 				for u := lo; u < hi; u++ {
 					b, h := u/g.H, u%g.H
 					qb, ob := q[b*T*HD:(b+1)*T*HD], out[b*T*HD:(b+1)*T*HD]
@@ -61,7 +61,7 @@ func attnBackOp(g geometry, T int) *kernel {
 			clear(out[N*HD:])
 			B := N / T
 			parallelFor(B*g.K, T*T*g.D*8*(g.H/g.K), func(lo, hi int) {
-				p, ds := make([]float32, T*T), make([]float32, T*T)
+				p, ds := make([]float32, causalBlock*T), make([]float32, causalBlock*T)
 				for u := lo; u < hi; u++ {
 					b, kv := u/g.K, u%g.K
 					qs, ks := b*T*HD, b*T*KD
@@ -83,35 +83,34 @@ type attnTensors struct {
 }
 
 // attnBackGroup runs the backward pass of key/value head kv and its query
-// heads over one sequence of T rows; p and ds are [T, T] scratch.
+// heads over one sequence of T rows, a block of query rows r0..r1 at a
+// time as attendBlock works: it recomputes the block's probabilities P,
+// then dS = P ⊙ (dO·Vᵀ − rowdot(dO, O)) / √D on columns < r1, dQ = dS·K
+// for the block's rows and dK, dV += dSᵀ·Q, Pᵀ·dO for rows < r1. p and ds
+// are scratch of causalBlock·T values.
 func attnBackGroup(g geometry, kv, T int, a attnTensors, p, ds []float32) {
 	HD, KD, D := g.H*g.D, g.K*g.D, g.D
 	kk, vv := a.k[kv*D:], a.v[kv*D:]
 	for h := kv * (g.H / g.K); h < (kv+1)*(g.H/g.K); h++ {
 		q, o, do := a.q[h*D:], a.o[h*D:], a.do[h*D:]
-		causalProbs(g, p, q, kk, T)
-		for r0 := 0; r0 < T; r0 += causalBlock { // dP = dO·Vᵀ, causal part
-			r1 := min(r0+causalBlock, T)
-			sgemm(false, true, r1-r0, r1, D, 1, do[r0*HD:], HD, vv, KD, 0, ds[r0*T:], T)
-		}
-		for t := 0; t < T; t++ {
-			var delta float32
-			for d, x := range do[t*HD : t*HD+D] {
-				delta += x * o[t*HD+d]
-			}
-			pr, dr := p[t*T:t*T+t+1], ds[t*T:(t+1)*T]
-			for j, pj := range pr {
-				dr[j] = pj * (dr[j] - delta) * g.scale
-			}
-			clear(dr[t+1:])
-		}
-		// dS and P are zero above the diagonal: rows r0..r1 of dQ read
-		// columns < r1; rows c0..c1 of dK and dV read rows ≥ c0.
 		for r0 := 0; r0 < T; r0 += causalBlock {
-			r1 := min(r0+causalBlock, T)
-			sgemm(false, false, r1-r0, D, r1, 1, ds[r0*T:], T, kk, KD, 0, a.dq[r0*HD+h*D:], HD)             // dQ = dS·K
-			sgemm(true, false, r1-r0, D, T-r0, 1, ds[r0*T+r0:], T, q[r0*HD:], HD, 1, a.dk[r0*KD+kv*D:], KD) // dK += dSᵀ·Q
-			sgemm(true, false, r1-r0, D, T-r0, 1, p[r0*T+r0:], T, do[r0*HD:], HD, 1, a.dv[r0*KD+kv*D:], KD) // dV += Pᵀ·dO
+			r1, n := min(r0+causalBlock, T), min(causalBlock, T-r0)
+			blockProbs(g, p, q, kk, T, r0, r1)
+			sgemm(false, true, n, r1, D, 1, do[r0*HD:], HD, vv, KD, 0, ds, T) // dP = dO·Vᵀ
+			for t := r0; t < r1; t++ {
+				var delta float32
+				for d, x := range do[t*HD : t*HD+D] {
+					delta += x * o[t*HD+d]
+				}
+				pr, dr := p[(t-r0)*T:(t-r0)*T+t+1], ds[(t-r0)*T:(t-r0)*T+r1]
+				for j, pj := range pr {
+					dr[j] = pj * (dr[j] - delta) * g.scale
+				}
+				clear(dr[t+1:])
+			}
+			sgemm(false, false, n, D, r1, 1, ds, T, kk, KD, 0, a.dq[r0*HD+h*D:], HD)  // dQ = dS·K
+			sgemm(true, false, r1, D, n, 1, ds, T, q[r0*HD:], HD, 1, a.dk[kv*D:], KD) // dK += dSᵀ·Q
+			sgemm(true, false, r1, D, n, 1, p, T, do[r0*HD:], HD, 1, a.dv[kv*D:], KD) // dV += Pᵀ·dO
 		}
 	}
 }
