@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -89,7 +87,7 @@ type goldEnd struct {
 }
 
 // NewFC reads the entries of category from d and the function
-// documentation under d.Dir/multi_turn_func_doc (for parameter order). An
+// documentation of every class (bfcl.FunctionDocs, for parameter order). An
 // unreadable category or documentation, or an invalid format, is an error.
 func NewFC(d *bfcl.Data, category string, f FCFormat) (*FC, error) {
 	if err := f.Validate(); err != nil {
@@ -99,7 +97,7 @@ func NewFC(d *bfcl.Data, category string, f FCFormat) (*FC, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reward: fc entries: %w", err)
 	}
-	params, err := readParams(filepath.Join(d.Dir, "multi_turn_func_doc"))
+	params, err := readParams(d)
 	if err != nil {
 		return nil, err
 	}
@@ -110,40 +108,18 @@ func NewFC(d *bfcl.Data, category string, f FCFormat) (*FC, error) {
 	return fc, nil
 }
 
-// readParams maps each documented function to its parameter names, in
-// the documented order, which is the order of the Python signature.
-func readParams(dir string) (map[string][]string, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
-	if err != nil || len(files) == 0 {
-		return nil, fmt.Errorf("reward: fc: no function documentation in %s", filepath.Base(dir))
-	}
+// readParams maps each documented function of the eight classes to its
+// parameter names, in the documented order, which is the order of the
+// Python signature.
+func readParams(d *bfcl.Data) (map[string][]string, error) {
 	out := map[string][]string{}
-	for _, path := range files {
-		b, err := os.ReadFile(path)
+	for _, class := range bfcl.Classes() {
+		docs, err := bfcl.FunctionDocs(d, class)
 		if err != nil {
 			return nil, fmt.Errorf("reward: fc: %w", err)
 		}
-		for line := range strings.Lines(string(b)) {
-			if strings.TrimSpace(line) == "" {
-				continue
-			}
-			v, err := bfcl.DecodeJSON([]byte(line))
-			doc, ok := v.(*bfcl.Dict)
-			if err != nil || !ok {
-				return nil, fmt.Errorf("reward: fc: %s: bad function doc line", filepath.Base(path))
-			}
-			ps, _ := doc.Get("parameters")
-			pd, _ := ps.(*bfcl.Dict)
-			var names []string
-			if pd != nil {
-				props, _ := pd.Get("properties")
-				if pr, ok := props.(*bfcl.Dict); ok {
-					for _, k := range pr.Keys() {
-						names = append(names, fmt.Sprint(k))
-					}
-				}
-			}
-			out[doc.Str("name")] = names
+		for _, f := range docs {
+			out[f.Name] = f.Params
 		}
 	}
 	return out, nil

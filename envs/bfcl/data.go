@@ -97,11 +97,11 @@ func (d *Data) Entries(category string) ([]Entry, error) {
 	}
 	gtByID := map[string]*Dict{}
 	for _, g := range gts {
-		gtByID[g.Str("id")] = g
+		gtByID[g.obj.Str("id")] = g.obj
 	}
 	out := make([]Entry, 0, len(qs))
 	for _, q := range qs {
-		e, err := entryFrom(q, category)
+		e, err := entryFrom(q.obj, category)
 		if err != nil {
 			return nil, err
 		}
@@ -155,12 +155,21 @@ func entryFrom(q *Dict, category string) (Entry, error) {
 	return e, nil
 }
 
-func readLines(path string) ([]*Dict, error) {
+// jsonLine is one non-blank line of a JSON Lines file: its text and the
+// object it holds.
+type jsonLine struct {
+	text string
+	obj  *Dict
+}
+
+// readLines reads a JSON Lines file of objects; an unreadable file, or a
+// line that is not an object, is an error naming the file.
+func readLines(path string) ([]jsonLine, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("bfcl: %w", err)
 	}
-	var out []*Dict
+	var out []jsonLine
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(nil, 64<<20)
 	for sc.Scan() {
@@ -176,7 +185,10 @@ func readLines(path string) ([]*Dict, error) {
 		if !ok {
 			return nil, fmt.Errorf("bfcl: %s: line is not an object", filepath.Base(path))
 		}
-		out = append(out, d)
+		out = append(out, jsonLine{text: line, obj: d})
 	}
-	return out, sc.Err()
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("bfcl: %s: %w", filepath.Base(path), err)
+	}
+	return out, nil
 }

@@ -1,10 +1,7 @@
 package bfcl
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -41,8 +38,9 @@ func (o TaskOptions) Validate() error {
 type FunctionDoc struct {
 	Class     string
 	Name      string
-	JSON      string // the documentation line as BFCL gives it
-	Signature string // `name(param: type, opt: type = default) - first sentence`
+	JSON      string   // the documentation line as BFCL gives it
+	Signature string   // `name(param: type, opt: type = default) - first sentence`
+	Params    []string // parameter names in documented (signature) order
 }
 
 // docFiles maps each class to its documentation file under
@@ -65,53 +63,59 @@ func FunctionDocs(d *Data, class string) ([]FunctionDoc, error) {
 	if !ok {
 		return nil, fmt.Errorf("bfcl: no documentation file for class %q", class)
 	}
-	path := filepath.Join(d.Dir, "multi_turn_func_doc", file)
-	b, err := os.ReadFile(path)
+	lines, err := readLines(filepath.Join(d.Dir, "multi_turn_func_doc", file))
 	if err != nil {
 		return nil, fmt.Errorf("bfcl: documentation of %s: %w", class, err)
 	}
-	var out []FunctionDoc
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(nil, 16<<20)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
-			continue
-		}
-		v, err := DecodeJSON([]byte(line))
-		if err != nil {
-			return nil, fmt.Errorf("bfcl: %s: %w", file, err)
-		}
-		fd, ok := v.(*Dict)
-		if !ok || fd.Str("name") == "" {
+	out := make([]FunctionDoc, 0, len(lines))
+	for _, l := range lines {
+		if l.obj.Str("name") == "" {
 			return nil, fmt.Errorf("bfcl: %s: line is not a function documentation", file)
 		}
-		out = append(out, FunctionDoc{Class: class, Name: fd.Str("name"), JSON: line, Signature: signature(fd)})
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("bfcl: %s: %w", file, err)
+		out = append(out, FunctionDoc{Class: class, Name: l.obj.Str("name"), JSON: l.text,
+			Signature: signature(l.obj), Params: paramNames(l.obj)})
 	}
 	return out, nil
+}
+
+// paramNames lists the documented parameters, in order.
+func paramNames(fd *Dict) []string {
+	_, props := docParams(fd)
+	var out []string
+	if props != nil {
+		for _, k := range props.Keys() {
+			name, _ := k.(string)
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// docParams returns the required parameter names and the properties of a
+// documentation object.
+func docParams(fd *Dict) (map[string]bool, *Dict) {
+	params, _ := fd.Get("parameters")
+	pd, _ := params.(*Dict)
+	required := map[string]bool{}
+	if pd == nil {
+		return required, nil
+	}
+	if r, ok := pd.Get("required"); ok {
+		l, _ := r.([]any)
+		for _, n := range l {
+			s, _ := n.(string)
+			required[s] = true
+		}
+	}
+	v, _ := pd.Get("properties")
+	props, _ := v.(*Dict)
+	return required, props
 }
 
 // signature renders one documentation object as
 // `name(param: type, opt: type = default) - first sentence`.
 func signature(fd *Dict) string {
-	params, _ := fd.Get("parameters")
-	pd, _ := params.(*Dict)
-	required := map[string]bool{}
-	var props *Dict
-	if pd != nil {
-		if r, ok := pd.Get("required"); ok {
-			l, _ := r.([]any)
-			for _, n := range l {
-				s, _ := n.(string)
-				required[s] = true
-			}
-		}
-		v, _ := pd.Get("properties")
-		props, _ = v.(*Dict)
-	}
+	required, props := docParams(fd)
 	var parts []string
 	if props != nil {
 		for _, k := range props.Keys() {
