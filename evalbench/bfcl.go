@@ -79,49 +79,14 @@ func (b *BFCL) Score(tasks []envs.Task, rolls []Rollout, k int) ([]Sample, Summa
 		panic(fmt.Sprintf("evalbench: BFCL.Score got %d rollouts for %d tasks × %d samples", len(rolls), len(tasks), k))
 	}
 	samples := make([]Sample, len(rolls))
-	sum := Summary{Bench: b.Name, Problems: len(tasks), K: k, Rewards: map[string]float64{}}
-	calls, fails := 0, 0
+	var t tally
 	for j, task := range tasks {
-		correct := 0
 		for g := range k {
-			r := rolls[j*k+g]
-			s := b.grade(task, g, r)
-			samples[j*k+g] = s
-			if s.Correct {
-				correct++
-			}
-			for name, v := range s.Rewards {
-				sum.Rewards[name] += v
-			}
-			calls += len(s.Calls)
-			for _, c := range s.Calls {
-				if !c.Result.Status.Success() {
-					fails++
-				}
-			}
-			sum.ResponseLen += float64(s.Tokens)
-			if s.Stop == rollout.StopLength {
-				sum.TruncatedFrac++
-			}
+			samples[j*k+g] = b.grade(task, g, rolls[j*k+g])
 		}
-		sum.Pass1 += float64(correct) / float64(k)
-		sum.PassK += PassAtK(k, correct, k)
+		t.problem(samples[j*k : (j+1)*k])
 	}
-	if n := float64(len(tasks)); n > 0 {
-		total := float64(len(rolls))
-		sum.Pass1 /= n
-		sum.PassK /= n
-		sum.ResponseLen /= total
-		sum.TruncatedFrac /= total
-		sum.ToolCalls = float64(calls) / total
-		for name := range sum.Rewards {
-			sum.Rewards[name] /= total
-		}
-	}
-	if calls > 0 {
-		sum.ToolFailFrac = float64(fails) / float64(calls)
-	}
-	return samples, sum
+	return samples, t.summary(b.Name, len(tasks), k)
 }
 
 func (b *BFCL) grade(task envs.Task, g int, r Rollout) Sample {

@@ -19,48 +19,80 @@ func Score(bench string, tasks []envs.Task, rolls []Rollout, k int, f rollout.Fo
 		panic(fmt.Sprintf("evalbench: Score got %d rollouts for %d tasks × %d samples", len(rolls), len(tasks), k))
 	}
 	samples := make([]Sample, len(rolls))
-	sum := Summary{Bench: bench, Problems: len(tasks), K: k}
-	calls, fails := 0, 0
+	var t tally
 	for j, task := range tasks {
 		answers := make([]string, k)
-		correct := 0
 		for g := range k {
 			s := grade(bench, task, g, rolls[j*k+g], f)
 			samples[j*k+g] = s
 			answers[g] = s.Extracted
-			if s.Correct {
-				correct++
-			}
-			calls += len(s.Calls)
-			for _, c := range s.Calls {
-				if !c.Result.Status.Success() {
-					fails++
-				}
-			}
-			sum.ResponseLen += float64(s.Tokens)
-			if s.Stop == rollout.StopLength {
-				sum.TruncatedFrac++
-			}
 		}
-		sum.Pass1 += float64(correct) / float64(k)
-		sum.PassK += PassAtK(k, correct, k)
+		t.problem(samples[j*k : (j+1)*k])
 		if maj, _ := Majority(answers, reward.Equal); maj != "" && reward.Equal(maj, task.Answer) {
-			sum.MajK++
+			t.majK++
 		}
 	}
-	if n := float64(len(tasks)); n > 0 {
-		sum.Pass1 /= n
-		sum.PassK /= n
-		sum.MajK /= n
-		total := float64(len(rolls))
-		sum.ResponseLen /= total
-		sum.TruncatedFrac /= total
-		sum.ToolCalls = float64(calls) / total
+	return samples, t.summary(bench, len(tasks), k)
+}
+
+// tally accumulates the scores of a benchmark's samples, one problem's k
+// samples at a time.
+type tally struct {
+	pass1, passK, majK   float64 // summed over problems
+	tokens, truncated    float64 // summed over samples
+	samples, calls, fail int
+	rewards              map[string]float64 // summed over samples
+}
+
+// problem adds the k samples of one problem.
+func (t *tally) problem(ss []Sample) {
+	correct := 0
+	for _, s := range ss {
+		if s.Correct {
+			correct++
+		}
+		t.calls += len(s.Calls)
+		for _, c := range s.Calls {
+			if !c.Result.Status.Success() {
+				t.fail++
+			}
+		}
+		t.tokens += float64(s.Tokens)
+		if s.Stop == rollout.StopLength {
+			t.truncated++
+		}
+		for name, v := range s.Rewards {
+			if t.rewards == nil {
+				t.rewards = map[string]float64{}
+			}
+			t.rewards[name] += v
+		}
 	}
-	if calls > 0 {
-		sum.ToolFailFrac = float64(fails) / float64(calls)
+	t.samples += len(ss)
+	t.pass1 += float64(correct) / float64(len(ss))
+	t.passK += PassAtK(len(ss), correct, len(ss))
+}
+
+// summary averages the tallies: pass@1, pass@k and maj@k over problems,
+// the rest over samples (tool failures over calls).
+func (t *tally) summary(bench string, problems, k int) Summary {
+	sum := Summary{Bench: bench, Problems: problems, K: k}
+	if problems > 0 {
+		n, total := float64(problems), float64(t.samples)
+		sum.Pass1, sum.PassK, sum.MajK = t.pass1/n, t.passK/n, t.majK/n
+		sum.ResponseLen, sum.TruncatedFrac = t.tokens/total, t.truncated/total
+		sum.ToolCalls = float64(t.calls) / total
+		if t.rewards != nil {
+			sum.Rewards = map[string]float64{}
+			for name, v := range t.rewards {
+				sum.Rewards[name] = v / total
+			}
+		}
 	}
-	return samples, sum
+	if t.calls > 0 {
+		sum.ToolFailFrac = float64(t.fail) / float64(t.calls)
+	}
+	return sum
 }
 
 // grade builds the record of sample g of task.
