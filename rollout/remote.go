@@ -188,16 +188,8 @@ func (r *Remote) roll(ctx context.Context, t *Trajectory, seed int64) (int, erro
 		default:
 			t.Stop = StopLength
 		}
-		if (t.Stop == StopAnswer || t.Stop == StopEOS) && t.Turns <= len(t.Task.Turns) && used < r.Config.MaxResponseTokens {
-			resp.WriteString(r.userTurn(t.Task.Turns[t.Turns-1]))
-			t.Turns++
-			tool.startTurn(t.Turns - 1)
-			t.Stop = ""
-		}
 		if t.Stop == StopAnswer || t.Stop == StopEOS {
-			if t.Turns <= len(t.Task.Turns) {
-				t.Stop = StopLength // the budget ended the conversation early
-			}
+			t.Stop = r.endTurn(t, &resp, tool, used)
 		}
 		if t.Stop != "" {
 			t.Response = resp.String()
@@ -206,11 +198,26 @@ func (r *Remote) roll(ctx context.Context, t *Trajectory, seed int64) (int, erro
 	}
 }
 
-func (r *Remote) userTurn(msg string) string {
-	if r.UserTurn != nil {
-		return r.UserTurn(msg)
+// endTurn ends the policy's turn as Engine does: the rollout stops with
+// t.Stop unless a later user message is left and the budget is not spent;
+// then it appends the message, tells the tool session, and returns "" to
+// go on.
+func (r *Remote) endTurn(t *Trajectory, resp *strings.Builder, tool *trajTool, used int) StopReason {
+	switch {
+	case t.Turns > len(t.Task.Turns):
+		return t.Stop
+	case used >= r.Config.MaxResponseTokens:
+		return StopLength
 	}
-	return UserTurnText(msg)
+	msg := t.Task.Turns[t.Turns-1]
+	if r.UserTurn != nil {
+		resp.WriteString(r.UserTurn(msg))
+	} else {
+		resp.WriteString(UserTurnText(msg))
+	}
+	t.Turns++
+	tool.startTurn(t.Turns - 1)
+	return ""
 }
 
 // trajTool is the tool of one trajectory: its own session of a
