@@ -135,7 +135,7 @@ func evalBench(ctx context.Context, f evalFlags, names []string, stdout, stderr 
 		}
 		all, sums = append(all, samples...), append(sums, sum)
 	}
-	if o, ok := evalbench.BFCLOverallSummary(sums); ok && len(gens) > 0 && countBFCL(names) > 1 {
+	if o, ok := evalbench.BFCLOverallSummary(sums); ok && countBFCL(names) > 1 {
 		sums = append(sums, o)
 	}
 	evalbench.Table(stdout, sums)
