@@ -3,7 +3,10 @@ package bfcl
 import (
 	"bufio"
 	"bytes"
+	"embed"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -40,7 +43,17 @@ type Entry struct {
 // LongContext reports whether the entry's instances load the extensions.
 func (e *Entry) LongContext() bool { return e.Category == "long_context" }
 
-// Load reads the tables and extensions under dir.
+// shipped holds the tables derived from the reference environments'
+// source at the pinned gorilla commit (Apache-2.0; see tables/NOTICE).
+// scripts/derive-bfcl-tables.sh regenerates them.
+//
+//go:embed tables/reference_tables.json tables/long_context_extensions.json
+var shipped embed.FS
+
+// Load reads the benchmark files under dir: the question and ground-truth
+// files, read later by Entries, and the reference tables and long-context
+// extensions. A table file present in dir is used; one that is absent comes
+// from the copy built into the binary.
 func Load(dir string) (*Data, error) {
 	d := &Data{Dir: dir}
 	for _, f := range []struct {
@@ -48,6 +61,9 @@ func Load(dir string) (*Data, error) {
 		dst  **Dict
 	}{{"reference_tables.json", &d.tables}, {"long_context_extensions.json", &d.ext}} {
 		b, err := os.ReadFile(filepath.Join(dir, f.name))
+		if errors.Is(err, fs.ErrNotExist) {
+			b, err = shipped.ReadFile("tables/" + f.name)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("bfcl: %w", err)
 		}
