@@ -27,7 +27,12 @@ func conversation(calls [][]string, turns int) Rollout {
 // conversations pass, one with its last turn dropped fails, and the
 // reward components are recorded per sample and averaged.
 func TestBFCLScore(t *testing.T) {
-	root := filepath.Join("..", "..", "shared", "data")
+	for _, r := range roots {
+		t.Run(r.name, func(t *testing.T) { testBFCLScore(t, r.root(t, "bfcl_v3")) })
+	}
+}
+
+func testBFCLScore(t *testing.T, root string) {
 	b, err := LoadBFCL(root, "bfcl_v3_base", "signatures", reward.DefaultFCFormat())
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/internal/datadir"
 	"github.com/artist-rl/artist/reward"
 	"github.com/artist-rl/artist/rollout"
 )
@@ -220,31 +221,55 @@ func TestProgressLine(t *testing.T) {
 	}
 }
 
-// TestLoadShared reads the real benchmark files when the data folder is
-// next to the project.
-func TestLoadShared(t *testing.T) {
-	root := filepath.Join("..", "..", "shared", "data")
-	if _, err := os.Stat(root); err != nil {
-		t.Skipf("benchmark data not present at %s", root)
-	}
-	want := map[string]int{"math500": 500, "aime24": 30, "aime25": 30, "amc23": 40, "bfcl_v3_base": 200, "bfcl_v3_long_context": 200}
-	for _, name := range Names() {
-		var tasks []envs.Task
-		var err error
-		if _, ok := BFCLCategory(name); ok {
-			var b *BFCL
-			if b, err = LoadBFCL(root, name, "json", reward.DefaultFCFormat()); err == nil {
-				tasks = b.Tasks
-			}
-		} else {
-			tasks, err = Load(root, name)
-		}
-		if err != nil {
-			t.Errorf("%s: %v", name, err)
-			continue
-		}
-		if n, ok := want[name]; ok && len(tasks) != n {
-			t.Errorf("%s: %d problems, want %d", name, len(tasks), n)
+// roots are the data folders the loading tests read: the hand-made files
+// in the benchmarks' formats (testdata at the module root), and the real
+// benchmark files when present.
+var roots = []struct {
+	name string
+	// root returns the folder after checking that it holds rel (a skip,
+	// or a failure, when the benchmark files are absent).
+	root   func(t testing.TB, rel string) string
+	counts map[string]int // problems per benchmark
+}{
+	{"fixture", func(testing.TB, string) string { return filepath.Join("..", "testdata") }, map[string]int{
+		"math500": 6, "aime24": 4, "aime25": 4, "amc23": 4, "olympiad": 4,
+		"bfcl_v3_base": 6, "bfcl_v3_miss_func": 4, "bfcl_v3_miss_param": 4, "bfcl_v3_long_context": 4}},
+	{"benchmark", benchRoot, map[string]int{
+		"math500": 500, "aime24": 30, "aime25": 30, "amc23": 40, "olympiad": 675,
+		"bfcl_v3_base": 200, "bfcl_v3_miss_func": 200, "bfcl_v3_miss_param": 200, "bfcl_v3_long_context": 200}},
+}
+
+// benchRoot returns the benchmark data folder when it holds rel.
+func benchRoot(t testing.TB, rel string) string {
+	t.Helper()
+	datadir.Require(t, rel)
+	root, _ := datadir.Root()
+	return root
+}
+
+// TestLoadBenchmarks reads every benchmark by name.
+func TestLoadBenchmarks(t *testing.T) {
+	for _, r := range roots {
+		for _, name := range Names() {
+			t.Run(r.name+"/"+name, func(t *testing.T) {
+				var tasks []envs.Task
+				if _, ok := BFCLCategory(name); ok {
+					b, err := LoadBFCL(r.root(t, "bfcl_v3"), name, "json", reward.DefaultFCFormat())
+					if err != nil {
+						t.Fatal(err)
+					}
+					tasks = b.Tasks
+				} else {
+					root := r.root(t, benchFiles[name])
+					var err error
+					if tasks, err = Load(root, name); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if n := r.counts[name]; len(tasks) != n {
+					t.Errorf("%d problems, want %d", len(tasks), n)
+				}
+			})
 		}
 	}
 }

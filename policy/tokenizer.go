@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 
@@ -42,6 +39,8 @@ type Tokenizer struct {
 	ids     map[string]int            // vocabulary string or added token → id
 	pieces  []string                  // id → the bytes it decodes to; "" for unused ids
 	eos     int                       // end-of-sequence id
+	stops   []int                     // ids that end generation, eos first
+	files   TokenizerFiles            // the files it was read from
 	mu      sync.Mutex                // guards cache
 	cache   map[string][]int          // pre-token → ids
 }
@@ -56,63 +55,8 @@ const (
 	tokMaxID    = 1 << 24 // larger ids are taken as a corrupt file
 )
 
-// LoadTokenizer reads a byte-level BPE tokenizer.json. The EOS token is the
-// eos_token of a tokenizer_config.json in the same folder when there is one,
-// else <|endoftext|>.
-func LoadTokenizer(path string) (*Tokenizer, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("policy: load tokenizer: %w", err)
-	}
-	t, err := parseTokenizer(data)
-	if err != nil {
-		return nil, fmt.Errorf("policy: load tokenizer %s: %w", path, err)
-	}
-	eos, err := readEOSName(filepath.Dir(path))
-	if err != nil {
-		return nil, fmt.Errorf("policy: load tokenizer %s: %w", path, err)
-	}
-	id, ok := t.TokenID(eos)
-	if !ok {
-		return nil, fmt.Errorf("policy: load tokenizer %s: EOS token %q is not in the vocabulary: name it as eos_token in tokenizer_config.json", path, eos)
-	}
-	t.eos = id
-	return t, nil
-}
-
-// readEOSName returns the eos_token of dir/tokenizer_config.json, given as a
-// string or as {"content": ...}, or <|endoftext|> when there is no such file.
-func readEOSName(dir string) (string, error) {
-	const fallback = "<|endoftext|>"
-	data, err := os.ReadFile(filepath.Join(dir, "tokenizer_config.json"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return fallback, nil
-	}
-	if err != nil {
-		return "", err
-	}
-	var cfg struct {
-		EOS json.RawMessage `json:"eos_token"`
-	}
-	if err := json.Unmarshal(data, &cfg); err != nil {
-		return "", fmt.Errorf("tokenizer_config.json: %w", err)
-	}
-	if len(cfg.EOS) == 0 || string(cfg.EOS) == "null" {
-		return fallback, nil
-	}
-	var name string
-	if json.Unmarshal(cfg.EOS, &name) == nil {
-		return name, nil
-	}
-	var tok struct{ Content string }
-	if err := json.Unmarshal(cfg.EOS, &tok); err != nil || tok.Content == "" {
-		return "", fmt.Errorf("tokenizer_config.json: eos_token %s is neither a string nor {\"content\": ...}", cfg.EOS)
-	}
-	return tok.Content, nil
-}
-
 // parseTokenizer builds a tokenizer from the content of a tokenizer.json.
-// Its EOS is left at 0.
+// Its EOS and stop ids are left unset (ParseTokenizer sets them).
 func parseTokenizer(data []byte) (*Tokenizer, error) {
 	var cfg tokenizer.Config
 	if err := json.Unmarshal(data, &cfg); err != nil {

@@ -5,11 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"unicode/utf8"
-
-	"github.com/artist-rl/artist/internal/atomicfile"
 )
 
 // gpt2ByteRunes is GPT-2's bytes-to-unicode map: printable bytes ('!'..'~',
@@ -189,22 +185,5 @@ func WriteByteLevelTokenizer(dir string, specials []string, eos string) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := marshalJSON(map[string]any{
-		"eos_token":                    eos,
-		"tokenizer_class":              "PreTrainedTokenizerFast",
-		"clean_up_tokenization_spaces": false,
-	})
-	if err != nil {
-		return fmt.Errorf("policy: write tokenizer: %w", err)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("policy: write tokenizer: %w", err)
-	}
-	if err := atomicfile.WriteFile(filepath.Join(dir, "tokenizer.json"), tok, 0o644); err != nil {
-		return fmt.Errorf("policy: write tokenizer: %w", err)
-	}
-	if err := atomicfile.WriteFile(filepath.Join(dir, "tokenizer_config.json"), cfg, 0o644); err != nil {
-		return fmt.Errorf("policy: write tokenizer: %w", err)
-	}
-	return nil
+	return TokenizerFiles{JSON: tok, Config: TokenizerConfigJSON(eos)}.Write(dir)
 }

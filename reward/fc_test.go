@@ -10,10 +10,13 @@ import (
 
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/envs/bfcl"
+	"github.com/artist-rl/artist/internal/datadir"
 	"github.com/artist-rl/artist/rollout"
 )
 
-var bfclDir = filepath.Join("..", "..", "shared", "data", "bfcl_v3")
+// bfclDir holds hand-made entries in the BFCL v3 format (testdata at the
+// module root).
+var bfclDir = filepath.Join("..", "testdata", "bfcl_v3")
 
 var (
 	fcOnce sync.Once
@@ -83,7 +86,7 @@ func TestFCStateAndFunction(t *testing.T) {
 		t.Fatalf("no call %s in the ground truth of %s", prefix, id)
 		return -1
 	}
-	mvPrev, mkdir, sort := at("mv(source='previous_report.pdf'"), at("mkdir("), at("sort(")
+	mvNotes, mkdir, sort := at("mv(source='notes.txt'"), at("mkdir("), at("sort(")
 	e := fc.entries[id]
 	var perTurn []string
 	for _, turn := range e.GroundTruth {
@@ -99,12 +102,12 @@ func TestFCStateAndFunction(t *testing.T) {
 		{"ground truth, one block per turn", perTurn, 0.5, 0.5},
 		{"ground truth plus a read-only extra call", append(append([]string(nil), gold...), "pwd()"), 0.5, 0.5},
 		{"last call dropped (read-only diff)", gold[:len(gold)-1], 0.5, 0.5 * (n - 1) / n},
-		{"state-changing mv dropped", replace(gold, mvPrev), lower, 0.5 * (n - 1) / n},
+		{"state-changing mv dropped", replace(gold, mvNotes), lower, 0.5 * (n - 1) / n},
 		{"wrong argument to mkdir", replace(gold, mkdir, "mkdir(dir_name='tmp')"), lower, 0.5 * (n - 1) / n},
-		{"positional written as keyword", replace(gold, sort, "sort(file_name='final_report.pdf')"), 0.5, 0.5},
-		{"keyword order does not matter", replace(gold, 2, "mv(destination='temp', source='final_report.pdf')"), 0.5, 0.5},
-		{"JSON call syntax", replace(gold, 0, `{"name": "cd", "arguments": {"folder": "document"}}`), 0.5, 0.5},
-		{"unparsable block counts as no call", replace(gold, 0, "cd(folder='document'"), lower, 0.5 * (n - 1) / n},
+		{"positional written as keyword", replace(gold, sort, "sort(file_name='summary.txt')"), 0.5, 0.5},
+		{"keyword order does not matter", replace(gold, 2, "mv(destination='drafts', source='summary.txt')"), 0.5, 0.5},
+		{"JSON call syntax", replace(gold, 0, `{"name": "cd", "arguments": {"folder": "reports"}}`), 0.5, 0.5},
+		{"unparsable block counts as no call", replace(gold, 0, "cd(folder='reports'"), lower, 0.5 * (n - 1) / n},
 		{"first call repeated matches once", []string{gold[0], gold[0], gold[0]}, lower, 0.5 / n},
 		{"no calls", nil, lower, 0},
 	}
@@ -132,25 +135,50 @@ func TestFCStateAndFunction(t *testing.T) {
 }
 
 // TestFCGroundTruthAllBase replays the ground truth of every base entry as
-// a trajectory: each scores the full state and function rewards.
+// a trajectory: each scores the full state and function rewards. It runs
+// on the fixture, and on the benchmark when it is present.
 func TestFCGroundTruthAllBase(t *testing.T) {
-	fc := baseFC(t)
-	for id := range fc.entries {
-		tr := fcTrajectory(goldCalls(t, fc, id)...)
-		task := envs.Task{ID: id}
-		f, fok := fc.Function()(tr, task)
-		if !fok || f != 0.5 {
-			t.Errorf("%s: function = %v, %v, want 0.5", id, f, fok)
-		}
-		if s, ok := fc.State()(tr, task); !ok || s != 0.5 {
-			t.Errorf("%s: state = %v, %v, want 0.5, true", id, s, ok)
-		}
+	for _, tc := range []struct {
+		name    string
+		fc      func(t *testing.T) *FC
+		entries int
+	}{
+		{"fixture", baseFC, 6},
+		{"benchmark", func(t *testing.T) *FC {
+			d, err := bfcl.Load(datadir.Require(t, "bfcl_v3"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fc, err := NewFC(d, "base", DefaultFCFormat())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return fc
+		}, 200},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fc := tc.fc(t)
+			if len(fc.entries) != tc.entries {
+				t.Fatalf("%d base entries, want %d", len(fc.entries), tc.entries)
+			}
+			for id := range fc.entries {
+				tr := fcTrajectory(goldCalls(t, fc, id)...)
+				task := envs.Task{ID: id}
+				f, fok := fc.Function()(tr, task)
+				if !fok || f != 0.5 {
+					t.Errorf("%s: function = %v, %v, want 0.5", id, f, fok)
+				}
+				if s, ok := fc.State()(tr, task); !ok || s != 0.5 {
+					t.Errorf("%s: state = %v, %v, want 0.5, true", id, s, ok)
+				}
+			}
+		})
 	}
 }
 
 func TestFCUnknownEntry(t *testing.T) {
 	fc := baseFC(t)
-	tr := fcTrajectory("cd(folder='document')")
+	tr := fcTrajectory("cd(folder='reports')")
 	task := envs.Task{ID: "multi_turn_miss_func_0"}
 	for name, f := range map[string]Func{"state": fc.State(), "function": fc.Function()} {
 		t.Run(name, func(t *testing.T) {
@@ -252,7 +280,7 @@ func TestFCFormatValidate(t *testing.T) {
 }
 
 func ExampleFC_Components() {
-	d, err := bfcl.Load(filepath.Join("..", "..", "shared", "data", "bfcl_v3"))
+	d, err := bfcl.Load(bfclDir)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -262,12 +290,13 @@ func ExampleFC_Components() {
 		fmt.Println(err)
 		return
 	}
-	// The first turn of multi_turn_base_0 only, in one tool block.
+	// The first turn of the fixture's multi_turn_base_0 only, in one tool
+	// block.
 	t := &rollout.Trajectory{
-		Response: "<reasoning>Make temp, then move the report.</reasoning>" +
-			"<tool>[cd(folder='document'), mkdir(dir_name='temp'), mv(source='final_report.pdf', destination='temp')]</tool>" +
+		Response: "<reasoning>Make drafts, then move the summary.</reasoning>" +
+			"<tool>[cd(folder='reports'), mkdir(dir_name='drafts'), mv(source='summary.txt', destination='drafts')]</tool>" +
 			"<tool_result>...</tool_result>Done.",
-		Calls: []rollout.Call{{Input: "[cd(folder='document'), mkdir(dir_name='temp'), mv(source='final_report.pdf', destination='temp')]"}},
+		Calls: []rollout.Call{{Input: "[cd(folder='reports'), mkdir(dir_name='drafts'), mv(source='summary.txt', destination='drafts')]"}},
 	}
 	total, parts := fc.Components().Score(t, envs.Task{ID: "multi_turn_base_0"})
 	fmt.Printf("format %.3f function %.3f state %.3f total %.3f\n",

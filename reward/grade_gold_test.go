@@ -10,11 +10,45 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/artist-rl/artist/internal/datadir"
 	"github.com/artist-rl/artist/rollout"
 )
 
-// benchDir holds the benchmark files, next to the checkout.
-const benchDir = "../../shared/data"
+// goldSource is a folder of benchmark files: path returns the path of a
+// file in it, or skips the test when the folder is absent.
+type goldSource struct {
+	name string
+	path func(t testing.TB, rel string) string
+	min  int // gold answers in each benchmark, at least
+}
+
+var (
+	// fixtureGolds: hand-made problems in each benchmark's format
+	// (testdata at the module root).
+	fixtureGolds = goldSource{"fixture", func(_ testing.TB, rel string) string {
+		return filepath.Join("..", "testdata", filepath.FromSlash(rel))
+	}, 4}
+	// benchmarkGolds: the real benchmark files (internal/datadir).
+	benchmarkGolds = goldSource{"benchmark", datadir.Require, 30}
+)
+
+// goldCase is one benchmark file of one source.
+type goldCase struct {
+	src          goldSource
+	bench, field string
+}
+
+// goldCases lists the files the gold tests read: those of the fixture
+// always, those of the benchmark when present.
+func goldCases() []goldCase {
+	var out []goldCase
+	for _, src := range []goldSource{fixtureGolds, benchmarkGolds} {
+		for _, bf := range goldFields {
+			out = append(out, goldCase{src, bf.bench, bf.field})
+		}
+	}
+	return out
+}
 
 // goldFields names the gold answer field of each benchmark file.
 var goldFields = []struct{ bench, field string }{
@@ -28,9 +62,9 @@ var goldFields = []struct{ bench, field string }{
 // loadGolds returns the gold answers of one benchmark file. A field may be a
 // string, a number, a list of strings, or a string holding a Python list
 // of strings (OlympiadBench's final_answer); a list gives its elements.
-func loadGolds(t testing.TB, bench, field string) []string {
+func loadGolds(t testing.TB, src goldSource, bench, field string) []string {
 	t.Helper()
-	path := filepath.Join(benchDir, bench, "test.jsonl")
+	path := src.path(t, bench+"/test.jsonl")
 	file, err := os.Open(path)
 	if err != nil {
 		t.Fatalf("benchmark data: %v", err)
@@ -127,11 +161,11 @@ func TestPythonStrings(t *testing.T) {
 // response that boxes it or puts it in an answer block.
 func TestBenchmarkGolds(t *testing.T) {
 	f := rollout.DefaultFormat()
-	for _, bf := range goldFields {
-		t.Run(bf.bench, func(t *testing.T) {
-			golds := loadGolds(t, bf.bench, bf.field)
-			if len(golds) < 30 {
-				t.Fatalf("only %d gold answers", len(golds))
+	for _, bf := range goldCases() {
+		t.Run(bf.src.name+"/"+bf.bench, func(t *testing.T) {
+			golds := loadGolds(t, bf.src, bf.bench, bf.field)
+			if len(golds) < bf.src.min {
+				t.Fatalf("only %d gold answers, want at least %d", len(golds), bf.src.min)
 			}
 			for i, g := range golds {
 				boxed := `\boxed{` + g + `}`
@@ -157,9 +191,9 @@ func TestBenchmarkGolds(t *testing.T) {
 // answer (listed here after checking by hand).
 func TestBenchmarkGoldsDistinct(t *testing.T) {
 	same := map[[2]string]bool{{"5", "x=5"}: true}
-	for _, bf := range goldFields {
-		t.Run(bf.bench, func(t *testing.T) {
-			golds := loadGolds(t, bf.bench, bf.field)
+	for _, bf := range goldCases() {
+		t.Run(bf.src.name+"/"+bf.bench, func(t *testing.T) {
+			golds := loadGolds(t, bf.src, bf.bench, bf.field)
 			for i, g := range golds {
 				for d := 1; d <= 3; d++ {
 					h := golds[(i+d)%len(golds)]
@@ -179,10 +213,10 @@ func TestBenchmarkGoldsDistinct(t *testing.T) {
 // against its boxed form (equal, mostly after normalisation alone) and
 // against the next gold of its benchmark (a typical wrong answer); and,
 // apart, every pair of testdata/equal.tsv (spellings that need the
-// structured comparison).
+// structured comparison). It needs the real benchmark files.
 func gradingMix(b *testing.B) (golds, spellings [][2]string) {
 	for _, bf := range goldFields {
-		gs := loadGolds(b, bf.bench, bf.field)
+		gs := loadGolds(b, benchmarkGolds, bf.bench, bf.field)
 		for i, g := range gs {
 			golds = append(golds, [2]string{`\boxed{` + g + `}`, g}, [2]string{gs[(i+1)%len(gs)], g})
 		}

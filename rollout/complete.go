@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"slices"
 	"strings"
 )
 
@@ -20,17 +21,17 @@ type CompleteConfig struct {
 // Completion is the result of Complete.
 type Completion struct {
 	Tokens []int  // sampled tokens, the stopping one included
-	Text   string // decoded Tokens, cut before the first stop string; without the EOS token
+	Text   string // decoded Tokens, cut before the first stop string; without the stop token
 	Stop   string // the stop string that ended the text, or ""
-	EOS    bool   // the end-of-sequence token ended it
+	EOS    bool   // a stop token (StopIDs: EOS or another end-of-turn id) ended it
 	Length bool   // MaxTokens ran out first
 }
 
 // Complete continues prompt with p, one sequence, sampling as Engine does
 // (the same sampler, one rng.Float64 per token unless greedy; rng may be
-// nil at temperature 0). It stops after the end-of-sequence token, after
-// the token whose text completes one of cfg.Stop (the earliest occurrence
-// wins, and Text ends before it, as OpenAI servers do), or after
+// nil at temperature 0). It stops after any stop token of tok (StopIDs),
+// after the token whose text completes one of cfg.Stop (the earliest
+// occurrence wins, and Text ends before it, as OpenAI servers do), or after
 // cfg.MaxTokens tokens. A stop found at the budget's last token counts as
 // a stop, not as Length. The session holds len(prompt)+MaxTokens tokens;
 // the caller keeps that within the model's context.
@@ -49,6 +50,7 @@ func Complete(ctx context.Context, p Policy, tok Tokenizer, prompt []int, cfg Co
 	for _, s := range cfg.Stop {
 		longest = max(longest, len(s))
 	}
+	stops := StopIDs(tok)
 	sess := p.NewSession(1, len(prompt)+cfg.MaxTokens)
 	feed := prompt
 	var c Completion
@@ -67,7 +69,7 @@ func Complete(ctx context.Context, p Policy, tok Tokenizer, prompt []int, cfg Co
 			return Completion{}, fmt.Errorf("rollout: %w", err)
 		}
 		c.Tokens, feed = append(c.Tokens, id), []int{id}
-		if id == tok.EOS() {
+		if slices.Contains(stops, id) {
 			c.EOS, c.Text = true, text.String()
 			return c, nil
 		}

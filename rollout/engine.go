@@ -46,6 +46,31 @@ type Engine struct {
 	UserTurn func(msg string) string
 }
 
+// StopTokenizer is a Tokenizer whose policy ends its turn on any of
+// several tokens: Qwen2.5-Instruct stops on <|im_end|> and <|endoftext|>
+// (generation_config.json's eos_token_id). *policy.Tokenizer implements it.
+type StopTokenizer interface {
+	Tokenizer
+	// StopIDs returns every token id that ends a turn, EOS among them.
+	StopIDs() []int
+}
+
+// StopIDs returns the ids that end a turn under tok: its StopIDs when it
+// is a StopTokenizer (EOS added if missing), else EOS alone. Engine.Run and
+// Complete stop on each of them (StopEOS), keeping the token that stopped.
+func StopIDs(tok Tokenizer) []int {
+	eos := tok.EOS()
+	st, ok := tok.(StopTokenizer)
+	if !ok {
+		return []int{eos}
+	}
+	ids := st.StopIDs()
+	if !slices.Contains(ids, eos) {
+		ids = append([]int{eos}, ids...)
+	}
+	return ids
+}
+
 type rowState uint8
 
 const (
@@ -72,7 +97,7 @@ type runner struct {
 	e                   *Engine
 	cfg                 Config
 	sampler             sampler
-	eos                 int
+	stops               []int // token ids that end the policy's turn (StopIDs)
 	openCode, closeCode string
 	closeAnswer         string
 	openOut, closeOut   []int // engine-written tokens around a result
@@ -160,7 +185,7 @@ func (e *Engine) newRunner() (*runner, error) {
 		e:           e,
 		cfg:         e.Config,
 		sampler:     sampler{temperature: e.Config.Temperature, topP: e.Config.TopP},
-		eos:         tok.EOS(),
+		stops:       StopIDs(tok),
 		openCode:    Open(f.Code),
 		closeCode:   Close(f.Code),
 		closeAnswer: Close(f.Answer),
@@ -282,7 +307,7 @@ func (r *runner) advance(w *row, tok int, lp float32) {
 	w.model++
 	w.seg = append(w.seg, tok)
 	w.feed = []int{tok}
-	if tok == r.eos {
+	if slices.Contains(r.stops, tok) {
 		r.endTurn(w, StopEOS)
 		return
 	}

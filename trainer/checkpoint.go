@@ -7,21 +7,38 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/artist-rl/artist/internal/atomicfile"
 	"github.com/artist-rl/artist/policy"
 )
 
-// A checkpoint is a folder checkpoints/step-NNNNNN of the run folder:
-// config.json and model.safetensors (a HuggingFace Qwen2 checkpoint),
-// tokenizer.json, train_config.yaml (the resolved run config),
-// optimizer.safetensors (AdamW moments, absent at step 0) and state.json.
-// It is written under a temporary name and renamed into place, then
-// checkpoints/latest names it; a killed run resumes from latest.
+// A checkpoint is a folder of the run folder's checkpoints/:
+//
+//   - warmstart-NNNNNN: the warm start after N of its steps (every
+//     checkpoint.warmstart_every steps, and after its last one);
+//   - step-000000: the warm start done and evaluated, the frozen reference
+//     of the KL term;
+//   - step-NNNNNN: after N GRPO steps.
+//
+// Each holds config.json and model.safetensors (a HuggingFace Qwen2
+// checkpoint), tokenizer.json, tokenizer_config.json and
+// generation_config.json (EOS and the stop ids; chat_template.jinja too
+// when the tokenizer's folder has one), train_config.yaml (the
+// resolved run config), optimizer.safetensors (AdamW moments; absent in
+// step-000000, where GRPO starts a fresh optimizer), state.json, and,
+// written last, manifest.json with the size and SHA-256 of every other
+// file. A checkpoint is written in a temporary folder and renamed into
+// place, then checkpoints/latest names it; a killed run resumes from the
+// newest intact checkpoint.
 
 // trainerState is state.json: where the run is.
 type trainerState struct {
+	// Phase is "warmstart" while the warm start runs, "" once it is done.
+	Phase string `json:"phase,omitempty"`
+	// WarmStep is the warm-start steps done, in phase warmstart.
+	WarmStep  int         `json:"warmstart_step,omitempty"`
 	Step      int         `json:"step"` // GRPO steps done; 0 right after the warm start
 	Seed      int64       `json:"seed"`
 	WarmStart *EvalResult `json:"warmstart_eval,omitempty"`
@@ -29,12 +46,25 @@ type trainerState struct {
 	Optim     *AdamWState `json:"-"`      // in optimizer.safetensors
 }
 
+// phaseWarmStart marks a checkpoint taken during the warm start.
+const phaseWarmStart = "warmstart"
+
 const latestFile = "latest"
 
 func stepDir(step int) string { return fmt.Sprintf("step-%06d", step) }
 
-// saveCheckpoint writes the model, tokenizer, config, optimizer and state of
-// st.Step atomically and prunes old checkpoints.
+func warmStartDir(step int) string { return fmt.Sprintf("warmstart-%06d", step) }
+
+// dirOf is the folder name of the checkpoint of st.
+func dirOf(st *trainerState) string {
+	if st.Phase == phaseWarmStart {
+		return warmStartDir(st.WarmStep)
+	}
+	return stepDir(st.Step)
+}
+
+// saveCheckpoint writes the model, tokenizer, config, optimizer and state
+// of st atomically, with its manifest, and prunes old checkpoints.
 func (r *Run) saveCheckpoint(st *trainerState, opt *AdamW) error {
 	root := filepath.Join(r.Cfg.RunDir, "checkpoints")
 	tmp, err := os.MkdirTemp(root, ".tmp-")
@@ -45,23 +75,36 @@ func (r *Run) saveCheckpoint(st *trainerState, opt *AdamW) error {
 	if err := r.writeCheckpoint(tmp, st, opt); err != nil {
 		return err
 	}
+	if err := writeManifest(tmp); err != nil {
+		return err
+	}
 	if r.lib != nil && r.lib.Grow {
 		if err := r.lib.Lib.SaveAs(r.grownLibraryPath()); err != nil {
 			return fmt.Errorf("trainer: checkpoint: %w", err)
 		}
 	}
-	final := filepath.Join(root, stepDir(st.Step))
-	if err := replaceDir(tmp, final); err != nil {
+	name := dirOf(st)
+	if err := replaceDir(tmp, filepath.Join(root, name)); err != nil {
 		return fmt.Errorf("trainer: checkpoint: %w", err)
 	}
-	if err := atomicfile.WriteFile(filepath.Join(root, latestFile), []byte(stepDir(st.Step)+"\n"), 0o644); err != nil {
-		return fmt.Errorf("trainer: checkpoint: %w", err)
+	if err := setLatest(root, name); err != nil {
+		return err
 	}
 	return pruneCheckpoints(root, r.Cfg.Checkpoint.Keep)
 }
 
+func setLatest(root, name string) error {
+	if err := atomicfile.WriteFile(filepath.Join(root, latestFile), []byte(name+"\n"), 0o644); err != nil {
+		return fmt.Errorf("trainer: checkpoint: %w", err)
+	}
+	return nil
+}
+
 func (r *Run) writeCheckpoint(dir string, st *trainerState, opt *AdamW) error {
 	if err := policy.SaveModel(dir, r.Model); err != nil {
+		return fmt.Errorf("trainer: checkpoint: %w", err)
+	}
+	if err := r.Tok.Files().Write(dir); err != nil {
 		return fmt.Errorf("trainer: checkpoint: %w", err)
 	}
 	cfgYAML, err := r.Cfg.Marshal()
@@ -69,7 +112,7 @@ func (r *Run) writeCheckpoint(dir string, st *trainerState, opt *AdamW) error {
 		return err
 	}
 	stJSON, _ := json.MarshalIndent(st, "", "  ")
-	files := map[string][]byte{"tokenizer.json": r.TokJSON, "train_config.yaml": cfgYAML, "state.json": stJSON}
+	files := map[string][]byte{"train_config.yaml": cfgYAML, "state.json": stJSON}
 	for name, data := range files {
 		if err := atomicfile.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 			return fmt.Errorf("trainer: checkpoint: %w", err)
@@ -108,22 +151,63 @@ func syncDir(dir string) error {
 	return d.Sync()
 }
 
-// pruneCheckpoints keeps step-000000 (the warm start, the KL reference) and
-// the newest keep others.
-func pruneCheckpoints(root string, keep int) error {
-	entries, err := os.ReadDir(root)
-	if err != nil {
-		return fmt.Errorf("trainer: checkpoint: %w", err)
+// ckptOrder places a checkpoint folder name in the run: warm-start
+// checkpoints before GRPO ones, each by step. ok is false for names that
+// are not checkpoints (latest, .tmp-*, *.old, *.damaged).
+func ckptOrder(name string) (phase, step int, ok bool) {
+	for phase, prefix := range []string{"warmstart-", "step-"} {
+		digits, found := strings.CutPrefix(name, prefix)
+		if !found || len(digits) != 6 {
+			continue
+		}
+		n, err := strconv.Atoi(digits)
+		if err != nil || n < 0 {
+			return 0, 0, false
+		}
+		return phase, n, true
 	}
-	var steps []string
+	return 0, 0, false
+}
+
+// listCheckpoints returns the checkpoint folder names of root, oldest
+// first.
+func listCheckpoints(root string) ([]string, error) {
+	entries, err := os.ReadDir(root)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("trainer: checkpoint: %w", err)
+	}
+	var names []string
 	for _, e := range entries {
-		if e.IsDir() && strings.HasPrefix(e.Name(), "step-") && e.Name() != stepDir(0) && !strings.HasSuffix(e.Name(), ".old") {
-			steps = append(steps, e.Name())
+		if _, _, ok := ckptOrder(e.Name()); ok && e.IsDir() {
+			names = append(names, e.Name())
 		}
 	}
-	sort.Strings(steps)
-	for i := 0; i < len(steps)-keep; i++ {
-		if err := os.RemoveAll(filepath.Join(root, steps[i])); err != nil {
+	sort.Slice(names, func(i, j int) bool {
+		pi, si, _ := ckptOrder(names[i])
+		pj, sj, _ := ckptOrder(names[j])
+		return pi < pj || pi == pj && si < sj
+	})
+	return names, nil
+}
+
+// pruneCheckpoints keeps step-000000 (the warm start, the KL reference) and
+// the newest keep others, warm-start checkpoints counted with GRPO ones.
+func pruneCheckpoints(root string, keep int) error {
+	names, err := listCheckpoints(root)
+	if err != nil {
+		return err
+	}
+	others := names[:0:0]
+	for _, n := range names {
+		if n != stepDir(0) {
+			others = append(others, n)
+		}
+	}
+	for i := 0; i < len(others)-keep; i++ {
+		if err := os.RemoveAll(filepath.Join(root, others[i])); err != nil {
 			return fmt.Errorf("trainer: checkpoint: %w", err)
 		}
 	}
@@ -144,54 +228,10 @@ func LatestCheckpoint(runDir string) (string, error) {
 	return filepath.Join(root, strings.TrimSpace(string(b))), nil
 }
 
-// resume loads the latest checkpoint of the run folder into the run, or
-// returns nil when the run starts fresh.
-func (r *Run) resume() (*trainerState, error) {
-	dir, err := LatestCheckpoint(r.Cfg.RunDir)
-	if err != nil || dir == "" {
-		return nil, err
-	}
-	var st trainerState
-	b, err := os.ReadFile(filepath.Join(dir, "state.json"))
-	if err != nil {
-		return nil, fmt.Errorf("trainer: resume: %w", err)
-	}
-	if err := json.Unmarshal(b, &st); err != nil {
-		return nil, fmt.Errorf("trainer: resume: %s: %w", dir, err)
-	}
-	if st.Seed != r.Cfg.Seed {
-		return nil, fmt.Errorf("trainer: resume: %s was trained with seed %d but the config says %d: use another run_dir or the same seed", r.Cfg.RunDir, st.Seed, r.Cfg.Seed)
-	}
-	tok, err := os.ReadFile(filepath.Join(dir, "tokenizer.json"))
-	if err != nil {
-		return nil, fmt.Errorf("trainer: resume: %w", err)
-	}
-	if string(tok) != string(r.TokJSON) {
-		return nil, fmt.Errorf("trainer: resume: %s was trained with another tokenizer than the config builds: use another run_dir", dir)
-	}
-	m, err := policy.LoadModel(dir)
-	if err != nil {
-		return nil, fmt.Errorf("trainer: resume: %w", err)
-	}
-	if m.Config != r.Model.Config {
-		return nil, fmt.Errorf("trainer: resume: %s holds a model of another shape than the config's: use another run_dir", dir)
-	}
-	r.Model = m
-	r.priorWall = st.WallS
-	if st.Step > 0 {
-		o, err := loadOptimizer(filepath.Join(dir, "optimizer.safetensors"))
-		if err != nil {
-			return nil, err
-		}
-		st.Optim = &o
-	}
-	fmt.Fprintf(r.out, "resuming %s from %s (GRPO step %d)\n", r.Cfg.RunDir, filepath.Base(dir), st.Step)
-	return &st, nil
-}
-
-// referenceModel loads the frozen warm-start policy for the KL term.
+// referenceModel loads the frozen warm-start policy for the KL term,
+// verified against its manifest.
 func (r *Run) referenceModel() (*policy.Model, error) {
-	m, err := policy.LoadModel(filepath.Join(r.Cfg.RunDir, "checkpoints", stepDir(0)))
+	m, _, err := loadModelFolder(filepath.Join(r.Cfg.RunDir, "checkpoints", stepDir(0)), r.out)
 	if err != nil {
 		return nil, fmt.Errorf("trainer: reference policy: %w", err)
 	}

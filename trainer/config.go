@@ -26,11 +26,15 @@ type Config struct {
 	// a checkpoint is resumed.
 	RunDir string `yaml:"run_dir"`
 	// Init is a checkpoint folder (config.json + model.safetensors, e.g. a
-	// HuggingFace Qwen2 checkpoint) to start from. Empty (default) builds a
-	// fresh model of shape Model with the seed.
+	// HuggingFace Qwen2 checkpoint) to start from, checked against its
+	// manifest.json when it has one. Empty (default) builds a fresh model
+	// of shape Model with the seed.
 	Init string `yaml:"init"`
-	// Tokenizer is a tokenizer.json to load. Empty (default) builds the
-	// byte-level vocabulary with the format's tags as single tokens.
+	// Tokenizer is a tokenizer.json to load, with the
+	// tokenizer_config.json (eos_token) and generation_config.json
+	// (eos_token_id: every id that ends a turn) of its folder. Empty
+	// (default) builds the byte-level vocabulary with the format's tags as
+	// single tokens.
 	Tokenizer string `yaml:"tokenizer"`
 	// TokenizerMerges is how many byte-level BPE merges the built-in
 	// tokenizer learns from the demonstration library (digits never merge).
@@ -238,11 +242,19 @@ type EvalConfig struct {
 	SaveSamples int `yaml:"save_samples"`
 }
 
-// CheckpointConfig sets checkpointing.
+// CheckpointConfig sets checkpointing. Each checkpoint carries a
+// manifest.json of its files' SHA-256, checked by LoadCheckpoint.
 type CheckpointConfig struct {
 	// Every N GRPO steps; the last step always writes one. Default 50.
 	Every int `yaml:"every"`
-	// Keep the newest N step checkpoints (the warm start is kept apart).
+	// WarmStartEvery writes a warm-start checkpoint (weights and optimizer
+	// state) every N warm-start steps and after the last one, so a run
+	// killed during the warm start resumes there, bit-identical to an
+	// uninterrupted run. 0 writes none: a killed warm start starts over.
+	// Default 200.
+	WarmStartEvery int `yaml:"warmstart_every"`
+	// Keep the newest N checkpoints, warm-start ones counted with GRPO
+	// ones (step-000000, the end of the warm start, is kept apart).
 	// Default 2.
 	Keep int `yaml:"keep"`
 }
@@ -276,7 +288,7 @@ func DefaultConfig() Config {
 			WarmupSteps: 5, MaxGradNorm: 1, MaskTruncated: true,
 		},
 		Eval:       EvalConfig{Every: 25, Samples: 1, Temperature: 0, SaveSamples: 8},
-		Checkpoint: CheckpointConfig{Every: 50, Keep: 2},
+		Checkpoint: CheckpointConfig{Every: 50, WarmStartEvery: 200, Keep: 2},
 	}
 }
 
@@ -475,6 +487,8 @@ func (c *Config) validateEvalCheckpoint() error {
 		return fmt.Errorf("config: eval.save_samples must be >= 0, got %d", e.SaveSamples)
 	case k.Every < 0:
 		return fmt.Errorf("config: checkpoint.every must be >= 0, got %d", k.Every)
+	case k.WarmStartEvery < 0:
+		return fmt.Errorf("config: checkpoint.warmstart_every must be >= 0 (0 writes no warm-start checkpoints), got %d", k.WarmStartEvery)
 	case k.Keep < 1:
 		return fmt.Errorf("config: checkpoint.keep must be >= 1, got %d", k.Keep)
 	}

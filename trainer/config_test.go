@@ -46,6 +46,8 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"set unknown", "", []string{"grpo.stepz=3"}, []string{`-set grpo.stepz=3`, `unknown key "grpo.stepz"`}},
 		{"set malformed", "", []string{"grpo.steps"}, []string{"key=value"}},
 		{"set bad value", "", []string{"eval.every=-2"}, []string{"eval.every"}},
+		{"negative warm-start checkpoints", "checkpoint:\n  warmstart_every: -1\n", nil, []string{"checkpoint.warmstart_every", ">= 0"}},
+		{"unknown checkpoint key", "checkpoint:\n  warm_every: 5\n", nil, []string{`"checkpoint.warm_every"`, "warmstart_every"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

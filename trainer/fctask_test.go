@@ -9,22 +9,31 @@ import (
 
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/envs/bfcl"
+	"github.com/artist-rl/artist/internal/datadir"
 	"github.com/artist-rl/artist/policy"
 	"github.com/artist-rl/artist/rollout"
 )
 
-var bfclData = filepath.Join("..", "..", "shared", "data", "bfcl_v3")
+// bfclData holds hand-made entries in the BFCL v3 format (testdata at the
+// module root): 6 base entries, enough for the split below.
+var bfclData = filepath.Join("..", "testdata", "bfcl_v3")
 
 // tinyFCConfig is configs/tiny-fc-bfcl.yaml shrunk for a test: a small
-// model, a handful of entries, a few steps.
+// model, a handful of entries, a few steps, on the fixture entries.
 func tinyFCConfig(t *testing.T, dir string, sets ...string) Config {
+	t.Helper()
+	return tinyFCConfigOn(t, bfclData, dir, sets...)
+}
+
+// tinyFCConfigOn is tinyFCConfig on the BFCL v3 files under bfclDir.
+func tinyFCConfigOn(t *testing.T, bfclDir, dir string, sets ...string) Config {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("..", "configs", "tiny-fc-bfcl.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	sets = append([]string{
-		"run_dir=" + dir, "task.bfcl.data=" + bfclData, "task.bfcl.train=4", "task.bfcl.heldout=2",
+		"run_dir=" + dir, "task.bfcl.data=" + bfclDir, "task.bfcl.train=4", "task.bfcl.heldout=2",
 		"tokenizer_merges=300", "model.hidden_size=16", "model.intermediate_size=32", "model.num_hidden_layers=1",
 		"model.num_attention_heads=2", "model.num_key_value_heads=1",
 		"warmstart.steps=2", "warmstart.batch_size=2", "grpo.steps=1", "grpo.batch_size=2", "rollout.group_size=2",
@@ -40,9 +49,22 @@ func tinyFCConfig(t *testing.T, dir string, sets ...string) Config {
 // TestFCDemonstrations: the library replays each training entry's ground
 // truth: one demonstration per entry, every turn's calls in one tool block
 // whose result is what the entry's instances really return, later user
-// turns and results masked out of the loss.
+// turns and results masked out of the loss. It runs on the fixture, and on
+// the benchmark when it is present.
 func TestFCDemonstrations(t *testing.T) {
-	cfg := tinyFCConfig(t, t.TempDir())
+	for _, tc := range []struct {
+		name string
+		data func(t *testing.T) string
+	}{
+		{"fixture", func(*testing.T) string { return bfclData }},
+		{"benchmark", func(t *testing.T) string { return datadir.Require(t, "bfcl_v3") }},
+	} {
+		t.Run(tc.name, func(t *testing.T) { testFCDemonstrations(t, tc.data(t)) })
+	}
+}
+
+func testFCDemonstrations(t *testing.T, data string) {
+	cfg := tinyFCConfigOn(t, data, t.TempDir())
 	r, err := Setup(cfg, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +77,7 @@ func TestFCDemonstrations(t *testing.T) {
 	if len(demos) != cfg.Task.BFCL.Train {
 		t.Fatalf("%d demonstrations for %d training entries", len(demos), cfg.Task.BFCL.Train)
 	}
-	d, err := bfcl.Load(bfclData)
+	d, err := bfcl.Load(data)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,13 +30,12 @@ type modelPolicy struct{ *policy.Model }
 func (p modelPolicy) NewSession(n, maxLen int) rollout.Session { return p.Model.NewSession(n, maxLen) }
 
 var _ rollout.Policy = modelPolicy{}
-var _ rollout.Tokenizer = (*policy.Tokenizer)(nil)
+var _ rollout.StopTokenizer = (*policy.Tokenizer)(nil)
 
 // Run is one training run: its config, model, data and outputs.
 type Run struct {
 	Cfg     Config
-	Tok     *policy.Tokenizer
-	TokJSON []byte // tokenizer.json content, copied into checkpoints
+	Tok     *policy.Tokenizer // its Files are copied into checkpoints
 	Model   *policy.Model
 	Tool    envs.Tool
 	Train   envs.Sampler
@@ -47,9 +46,12 @@ type Run struct {
 	lib       *toollib.Augment // the tool library around the sandbox; nil without one
 	closeTool func() error     // releases the tool's workers
 	demoLib   []Demo           // the warm-start library, built once
-	out       io.Writer
-	start     time.Time // when this process started the run
-	priorWall float64   // seconds spent by earlier processes of a resumed run
+	// afterWarmStep, when set, is called after each warm-start update
+	// (tests use it to stop a run at a chosen step).
+	afterWarmStep func(step int)
+	out           io.Writer
+	start         time.Time // when this process started the run
+	priorWall     float64   // seconds spent by earlier processes of a resumed run
 }
 
 // Setup builds everything a run needs from its config: the tokenizer, a
@@ -152,18 +154,29 @@ func fileExists(path string) bool {
 	return err == nil
 }
 
+// setupTokenizer loads the configured tokenizer (with the
+// tokenizer_config.json and generation_config.json of its folder, so EOS
+// and the stop ids are those HuggingFace would use) or trains the run's
+// own.
 func (r *Run) setupTokenizer() error {
-	var data []byte
-	var err error
 	if r.Cfg.Tokenizer != "" {
-		data, err = os.ReadFile(r.Cfg.Tokenizer)
-	} else {
-		data, err = r.trainTokenizer()
+		tok, err := readTokenizer(r.Cfg.Tokenizer)
+		if err != nil {
+			return err
+		}
+		r.Tok = tok
+		return nil
 	}
+	data, err := r.trainTokenizer()
 	if err != nil {
 		return fmt.Errorf("trainer: tokenizer: %w", err)
 	}
-	return r.loadTokenizer(data)
+	tok, err := policy.ParseTokenizer(policy.TokenizerFiles{JSON: data, Config: policy.TokenizerConfigJSON(eosToken)})
+	if err != nil {
+		return fmt.Errorf("trainer: tokenizer: %w", err)
+	}
+	r.Tok = tok
+	return nil
 }
 
 // eosToken ends sequences of the built-in byte-level vocabulary.
@@ -190,30 +203,11 @@ func (r *Run) trainTokenizer() ([]byte, error) {
 	return policy.TrainByteLevelBPE(corpus, r.Cfg.TokenizerMerges, isDigit, specials, eosToken)
 }
 
-func (r *Run) loadTokenizer(data []byte) error {
-	f, err := os.CreateTemp("", "tokenizer-*.json")
-	if err != nil {
-		return fmt.Errorf("trainer: tokenizer: %w", err)
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fmt.Errorf("trainer: tokenizer: %w", err)
-	}
-	f.Close()
-	tok, err := policy.LoadTokenizer(f.Name())
-	if err != nil {
-		return fmt.Errorf("trainer: tokenizer: %w", err)
-	}
-	r.Tok, r.TokJSON = tok, data
-	return nil
-}
-
 func (r *Run) setupModel() error {
 	if r.Cfg.Init != "" {
-		m, err := policy.LoadModel(r.Cfg.Init)
+		m, _, err := loadModelFolder(r.Cfg.Init, r.out)
 		if err != nil {
-			return fmt.Errorf("trainer: init: %w", err)
+			return err // names the init folder
 		}
 		if m.Config.VocabSize < r.Tok.VocabSize() {
 			return fmt.Errorf("trainer: init: model vocab_size %d is smaller than the tokenizer's %d", m.Config.VocabSize, r.Tok.VocabSize())
@@ -326,8 +320,8 @@ func (r *Run) Run(ctx context.Context) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st == nil {
-		if st, err = r.warmStart(ctx); err != nil {
+	if st == nil || st.Phase == phaseWarmStart {
+		if st, err = r.warmStart(ctx, st); err != nil {
 			return nil, err
 		}
 	}

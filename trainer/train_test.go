@@ -88,7 +88,9 @@ func TestShortRunMatchesGolden(t *testing.T) {
 	}
 	for _, f := range []string{"config.yaml", "metrics.jsonl", "summary.json", "reward_curve.png", "demos.jsonl",
 		"samples/warmstart.txt", "samples/final.txt", "checkpoints/latest", "checkpoints/step-000000/model.safetensors",
-		"checkpoints/step-000004/optimizer.safetensors", "checkpoints/step-000004/tokenizer.json"} {
+		"checkpoints/step-000004/optimizer.safetensors", "checkpoints/step-000004/tokenizer.json",
+		"checkpoints/step-000004/tokenizer_config.json", "checkpoints/step-000004/generation_config.json",
+		"checkpoints/step-000004/manifest.json", "checkpoints/step-000000/manifest.json"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("run folder lacks %s", f)
 		}

@@ -174,37 +174,12 @@ func sftCoef(masks [][]uint8) [][]float32 {
 }
 
 // warmStart fine-tunes on the demonstration library, evaluates the result
-// and checkpoints it as step 0 (the frozen reference of the KL term).
-func (r *Run) warmStart(ctx context.Context) (*trainerState, error) {
-	w := r.Cfg.WarmStart
-	if w.Steps > 0 {
-		demos, err := r.demoLibrary(ctx)
-		if err != nil {
+// and checkpoints it as step 0 (the frozen reference of the KL term). from
+// is the state of a warm-start checkpoint to go on from, or nil to start.
+func (r *Run) warmStart(ctx context.Context, from *trainerState) (*trainerState, error) {
+	if r.Cfg.WarmStart.Steps > 0 {
+		if err := r.warmStartSteps(ctx, from); err != nil {
 			return nil, err
-		}
-		opt := NewAdamW(r.Model.Params, AdamWConfig{Beta1: 0.9, Beta2: 0.99, Eps: 1e-8, MaxGradNorm: 1})
-		warm := max(1, w.Steps/20)
-		for step := 1; step <= w.Steps; step++ {
-			if ctx.Err() != nil {
-				return nil, ErrInterrupted
-			}
-			rng := stepRNG(r.Cfg.Seed, "warmstart", step)
-			seqs := make([][]int, w.BatchSize)
-			masks := make([][]uint8, w.BatchSize)
-			for i := range seqs {
-				seqs[i], masks[i] = r.encodeDemo(demos[rng.Intn(len(demos))])
-			}
-			coef := sftCoef(masks)
-			r.Model.ZeroGrad()
-			logp, err := backward(r.Model, seqs, coef, w.MicroBatch)
-			if err != nil {
-				return nil, fmt.Errorf("trainer: warm start step %d: %w", step, err)
-			}
-			loss := weightedSum(coef, logp)
-			opt.Step(CosineLR(step, warm, w.Steps, w.LR, 0.1))
-			if step%25 == 0 || step == w.Steps {
-				fmt.Fprintf(r.out, "warmstart %d/%d loss %.4f elapsed %s\n", step, w.Steps, loss, r.elapsed())
-			}
 		}
 	}
 	ev, err := r.evalAndRecord(ctx, "warmstart")
@@ -217,6 +192,65 @@ func (r *Run) warmStart(ctx context.Context) (*trainerState, error) {
 		return nil, err
 	}
 	return st, nil
+}
+
+// warmStartSteps runs the supervised steps after from.WarmStep (all of
+// them when from is nil). Every checkpoint.warmstart_every steps, and after
+// the last one, it writes a warm-start checkpoint holding the weights and
+// the optimizer state; since each step draws its batch from (seed, step)
+// and the learning rate is a function of the step, a run resumed from one
+// takes exactly the steps the uninterrupted run takes.
+func (r *Run) warmStartSteps(ctx context.Context, from *trainerState) error {
+	w := r.Cfg.WarmStart
+	demos, err := r.demoLibrary(ctx)
+	if err != nil {
+		return err
+	}
+	opt := NewAdamW(r.Model.Params, AdamWConfig{Beta1: 0.9, Beta2: 0.99, Eps: 1e-8, MaxGradNorm: 1})
+	first := 1
+	if from != nil {
+		if from.Optim == nil {
+			return fmt.Errorf("trainer: resume warm start: the checkpoint at warm-start step %d has no optimizer state", from.WarmStep)
+		}
+		if err := opt.SetState(*from.Optim); err != nil {
+			return fmt.Errorf("trainer: resume warm start: %w", err)
+		}
+		first = from.WarmStep + 1
+	}
+	warm := max(1, w.Steps/20)
+	every := r.Cfg.Checkpoint.WarmStartEvery
+	for step := first; step <= w.Steps; step++ {
+		if ctx.Err() != nil {
+			return ErrInterrupted
+		}
+		rng := stepRNG(r.Cfg.Seed, "warmstart", step)
+		seqs := make([][]int, w.BatchSize)
+		masks := make([][]uint8, w.BatchSize)
+		for i := range seqs {
+			seqs[i], masks[i] = r.encodeDemo(demos[rng.Intn(len(demos))])
+		}
+		coef := sftCoef(masks)
+		r.Model.ZeroGrad()
+		logp, err := backward(r.Model, seqs, coef, w.MicroBatch)
+		if err != nil {
+			return fmt.Errorf("trainer: warm start step %d: %w", step, err)
+		}
+		loss := weightedSum(coef, logp)
+		opt.Step(CosineLR(step, warm, w.Steps, w.LR, 0.1))
+		if step%25 == 0 || step == w.Steps {
+			fmt.Fprintf(r.out, "warmstart %d/%d loss %.4f elapsed %s\n", step, w.Steps, loss, r.elapsed())
+		}
+		if every > 0 && (step%every == 0 || step == w.Steps) {
+			st := &trainerState{Phase: phaseWarmStart, WarmStep: step, Seed: r.Cfg.Seed, WallS: r.wall()}
+			if err := r.saveCheckpoint(st, opt); err != nil {
+				return err
+			}
+		}
+		if r.afterWarmStep != nil {
+			r.afterWarmStep(step)
+		}
+	}
+	return nil
 }
 
 // weightedSum is Σ coef·logp: the loss whose gradient Backward computed.

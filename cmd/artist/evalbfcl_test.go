@@ -10,9 +10,8 @@ import (
 
 	"github.com/artist-rl/artist/envs/bfcl"
 	"github.com/artist-rl/artist/evalbench"
+	"github.com/artist-rl/artist/internal/datadir"
 )
-
-var sharedData = filepath.Join("..", "..", "..", "shared", "data")
 
 // groundTruthAPI is a completions server that plays the ground truth of
 // the BFCL entries it is given: in each turn it writes the turn's calls
@@ -83,13 +82,29 @@ func entryOf(entries []bfcl.Entry, prompt string) *bfcl.Entry {
 }
 
 // TestEvalBFCLRemote evaluates a remote policy that plays the ground
-// truth of every entry of the four categories (800 conversations) through
-// the whole pipeline: prompts, user turns, tool sessions with withheld
-// functions, the official checker. Every conversation passes. (Each
-// category gets its own server: base and long-context prompts are the
-// same text, so one server could not tell their ground truths apart.)
+// truth of every entry of the four categories (18 conversations of the
+// fixture; 800 of the benchmark, when present) through the whole
+// pipeline: prompts, user turns, tool sessions with withheld functions,
+// the official checker. Every conversation passes. (Each category gets its
+// own server: in the benchmark, base and long-context prompts are the same
+// text, so one server could not tell their ground truths apart.)
 func TestEvalBFCLRemote(t *testing.T) {
-	d, err := bfcl.Load(filepath.Join(sharedData, "bfcl_v3"))
+	for _, tc := range []struct {
+		name    string
+		data    func(t *testing.T) string // the folder that holds bfcl_v3
+		entries map[string]int
+	}{
+		{"fixture", func(*testing.T) string { return fixtureData },
+			map[string]int{"base": 6, "miss_func": 4, "miss_param": 4, "long_context": 4}},
+		{"benchmark", func(t *testing.T) string { return filepath.Dir(datadir.Require(t, "bfcl_v3")) },
+			map[string]int{"base": 200, "miss_func": 200, "miss_param": 200, "long_context": 200}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { testEvalBFCLRemote(t, tc.data(t), tc.entries) })
+	}
+}
+
+func testEvalBFCLRemote(t *testing.T, data string, counts map[string]int) {
+	d, err := bfcl.Load(filepath.Join(data, "bfcl_v3"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,22 +117,23 @@ func TestEvalBFCLRemote(t *testing.T) {
 			srv := groundTruthAPI(t, entries)
 			out := t.TempDir()
 			name := evalbench.BFCLPrefix + c
-			code, _, stderr := runCLI("eval", "-bench", name, "-data", sharedData, "-policy", srv.URL, "-temperature", "0", "-out", out,
+			code, _, stderr := runCLI("eval", "-bench", name, "-data", data, "-policy", srv.URL, "-temperature", "0", "-out", out,
 				"-set", "rollout.max_tool_calls=30", "-set", "rollout.max_result_tokens=100000", "-set", "rollout.max_response_tokens=100000")
 			if code != 0 {
 				t.Fatalf("eval: exit %d: %s", code, stderr)
 			}
 			samples, sums := outputs(t, out)
-			if len(samples) != 200 {
-				t.Fatalf("%d samples, want 200", len(samples))
+			n := counts[c]
+			if len(samples) != n {
+				t.Fatalf("%d samples, want %d", len(samples), n)
 			}
 			for _, s := range samples {
 				if !s.Correct || s.Verdict == nil || !s.Verdict.Valid || s.Rewards["fc_function"] != 0.5 {
 					t.Errorf("%s: correct %v verdict %+v rewards %v", s.ID, s.Correct, s.Verdict, s.Rewards)
 				}
 			}
-			if s := sums[name]; s.Pass1 != 1 || s.Problems != 200 {
-				t.Errorf("summary %+v, want pass@1 1 over 200", s)
+			if s := sums[name]; s.Pass1 != 1 || s.Problems != n {
+				t.Errorf("summary %+v, want pass@1 1 over %d", s, n)
 			}
 		})
 	}
@@ -126,7 +142,7 @@ func TestEvalBFCLRemote(t *testing.T) {
 // TestEvalBFCLOverall: evaluating several categories adds their
 // unweighted mean as bfcl_v3_overall.
 func TestEvalBFCLOverall(t *testing.T) {
-	d, err := bfcl.Load(filepath.Join(sharedData, "bfcl_v3"))
+	d, err := bfcl.Load(bfclDataDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,13 +152,13 @@ func TestEvalBFCLOverall(t *testing.T) {
 	}
 	srv := groundTruthAPI(t, base[:2])
 	out := t.TempDir()
-	code, stdout, stderr := runCLI("eval", "-bench", "bfcl_v3_base,bfcl_v3_miss_param", "-data", sharedData, "-policy", srv.URL,
+	code, stdout, stderr := runCLI("eval", "-bench", "bfcl_v3_base,bfcl_v3_miss_param", "-data", fixtureData, "-policy", srv.URL,
 		"-temperature", "0", "-limit", "2", "-out", out, "-set", "rollout.max_tool_calls=10", "-set", "rollout.max_result_tokens=4000")
 	if code == 0 {
 		t.Fatalf("eval succeeded though the server knows no miss_param conversation: %s", stdout)
 	}
 	srv = groundTruthAPI(t, append(base[:2:2], mustEntries(t, d, "miss_param")[:2]...))
-	code, stdout, stderr = runCLI("eval", "-bench", "bfcl_v3_base,bfcl_v3_miss_param", "-data", sharedData, "-policy", srv.URL,
+	code, stdout, stderr = runCLI("eval", "-bench", "bfcl_v3_base,bfcl_v3_miss_param", "-data", fixtureData, "-policy", srv.URL,
 		"-temperature", "0", "-limit", "2", "-out", out, "-set", "rollout.max_tool_calls=10", "-set", "rollout.max_result_tokens=4000")
 	if code != 0 {
 		t.Fatalf("eval: exit %d: %s", code, stderr)
@@ -172,7 +188,7 @@ func mustEntries(t *testing.T, d *bfcl.Data, category string) []bfcl.Entry {
 func TestEvalBFCLCheckpoint(t *testing.T) {
 	dir := t.TempDir()
 	code, _, stderr := runCLI("train", "-config", filepath.Join("..", "..", "configs", "tiny-fc-bfcl.yaml"), "-set", "run_dir="+dir,
-		"-set", "task.bfcl.data="+filepath.Join(sharedData, "bfcl_v3"), "-set", "task.bfcl.train=4", "-set", "task.bfcl.heldout=2",
+		"-set", "task.bfcl.data="+bfclDataDir(), "-set", "task.bfcl.train=4", "-set", "task.bfcl.heldout=2",
 		"-set", "tokenizer_merges=200", "-set", "model.hidden_size=16", "-set", "model.intermediate_size=32",
 		"-set", "model.num_hidden_layers=1", "-set", "warmstart.steps=2", "-set", "grpo.steps=0", "-set", "eval.size=1",
 		"-set", "rollout.max_response_tokens=32", "-set", "rollout.max_tool_calls=2", "-set", "rollout.max_result_tokens=16")
@@ -181,7 +197,7 @@ func TestEvalBFCLCheckpoint(t *testing.T) {
 	}
 	out := t.TempDir()
 	ckpt := filepath.Join(dir, "checkpoints", "step-000000")
-	code, stdout, stderr := runCLI("eval", "-checkpoint", ckpt, "-bench", "bfcl_v3_miss_param", "-data", sharedData,
+	code, stdout, stderr := runCLI("eval", "-checkpoint", ckpt, "-bench", "bfcl_v3_miss_param", "-data", fixtureData,
 		"-limit", "2", "-temperature", "0", "-out", out)
 	if code != 0 {
 		t.Fatalf("eval: exit %d: %s", code, stderr)

@@ -23,7 +23,7 @@ import (
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	ckpt := fs.String("checkpoint", "", "checkpoint `DIR` (model.safetensors, config.json, tokenizer.json)")
+	ckpt := fs.String("checkpoint", "", "checkpoint `DIR` (model.safetensors, config.json, tokenizer.json; tokenizer_config.json and generation_config.json name the stop tokens)")
 	addr := fs.String("addr", "127.0.0.1:8080", "listen on `HOST:PORT` (port 0 picks a free one)")
 	name := fs.String("model", "", "model name reported in answers (default: the checkpoint folder's name)")
 	seed := fs.Int64("seed", 1, "seed of the requests that send none")
@@ -34,14 +34,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintln(stderr, "artist serve: -checkpoint DIR is required")
 		return errUsage
 	}
-	m, err := policy.LoadModel(*ckpt)
+	ck, err := trainer.LoadCheckpoint(*ckpt, stderr)
 	if err != nil {
 		return err
 	}
-	tok, err := policy.LoadTokenizer(filepath.Join(*ckpt, "tokenizer.json"))
-	if err != nil {
-		return err
-	}
+	m, tok := ck.Model, ck.Tok
 	if *name == "" {
 		*name = filepath.Base(filepath.Clean(*ckpt))
 	}
@@ -80,12 +77,16 @@ func serveUntil(ctx context.Context, srv *http.Server, ln net.Listener) error {
 }
 
 // completions serves POST /v1/completions with one model. Distinct
-// requests decode in distinct sessions and may run concurrently.
+// requests decode in distinct sessions and may run concurrently. A
+// completion ends on every stop id of the checkpoint's tokenizer (EOS and
+// the eos_token_id values of generation_config.json), as training and
+// evaluation rollouts do.
 type completions struct {
-	model *policy.Model
-	tok   *policy.Tokenizer
-	name  string
-	cache *idCache
+	model  *policy.Model
+	policy rollout.Policy // decodes with model
+	tok    *policy.Tokenizer
+	name   string
+	cache  *idCache
 
 	mu  sync.Mutex
 	rng *rand.Rand // seeds of requests that send none
@@ -93,7 +94,7 @@ type completions struct {
 }
 
 func newCompletions(m *policy.Model, tok *policy.Tokenizer, name string, seed int64) *completions {
-	return &completions{model: m, tok: tok, name: name, cache: newIDCache(1024), rng: rand.New(rand.NewSource(seed))}
+	return &completions{model: m, policy: trainer.PolicyOf(m), tok: tok, name: name, cache: newIDCache(1024), rng: rand.New(rand.NewSource(seed))}
 }
 
 // completionIn is the request body; stop is a string or a list of strings.
@@ -155,7 +156,7 @@ func (c *completions) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cfg.MaxTokens = min(cfg.MaxTokens, room) // the context bounds the completion
-	comp, err := rollout.Complete(r.Context(), trainer.PolicyOf(c.model), c.tok, ids, cfg, rand.New(rand.NewSource(seed)))
+	comp, err := rollout.Complete(r.Context(), c.policy, c.tok, ids, cfg, rand.New(rand.NewSource(seed)))
 	if err != nil {
 		httpError(w, http.StatusInternalServerError, err.Error())
 		return

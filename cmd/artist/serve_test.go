@@ -4,27 +4,23 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/artist-rl/artist/policy"
+	"github.com/artist-rl/artist/trainer"
 )
 
 // tinyServer serves the tiny checkpoint in process.
 func tinyServer(t *testing.T) (*httptest.Server, *policy.Tokenizer) {
 	t.Helper()
-	ckpt := tinyCheckpoint(t)
-	m, err := policy.LoadModel(ckpt)
+	ck, err := trainer.LoadCheckpoint(tinyCheckpoint(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, err := policy.LoadTokenizer(filepath.Join(ckpt, "tokenizer.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(newCompletions(m, tok, "tiny", 1))
+	tok := ck.Tok
+	srv := httptest.NewServer(newCompletions(ck.Model, tok, "tiny", 1))
 	t.Cleanup(srv.Close)
 	return srv, tok
 }

@@ -196,21 +196,23 @@ func TestWithheldFunction(t *testing.T) {
 }
 
 func TestGroundTruthNeverErrors(t *testing.T) {
-	for _, cat := range Categories {
-		for _, e := range testEntries(t, cat) {
-			env, err := NewEnv(testData(t), e.InvolvedClasses, e.InitialConfig, e.LongContext())
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, turn := range e.GroundTruth {
-				for _, c := range turn {
-					if r := env.Execute(c); len(r) >= len(ErrorPrefix) && r[:len(ErrorPrefix)] == ErrorPrefix {
-						t.Errorf("%s: %s -> %s", e.ID, c, r)
+	eachSource(t, func(t *testing.T, _ source, ds *dataSet) {
+		for _, cat := range Categories {
+			for _, e := range ds.of(t, cat) {
+				env, err := NewEnv(ds.d, e.InvolvedClasses, e.InitialConfig, e.LongContext())
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, turn := range e.GroundTruth {
+					for _, c := range turn {
+						if r := env.Execute(c); len(r) >= len(ErrorPrefix) && r[:len(ErrorPrefix)] == ErrorPrefix {
+							t.Errorf("%s: %s -> %s", e.ID, c, r)
+						}
 					}
 				}
 			}
 		}
-	}
+	})
 }
 
 // TestMathAPIHugeArguments: arguments that would make the reference

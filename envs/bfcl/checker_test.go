@@ -5,48 +5,52 @@ import (
 )
 
 func TestGroundTruthScoresFull(t *testing.T) {
-	for _, cat := range Categories {
-		t.Run(cat, func(t *testing.T) {
-			es := testEntries(t, cat)
-			if len(es) != 200 {
-				t.Fatalf("%d entries, want 200", len(es))
-			}
-			var vs []Verdict
-			for _, e := range es {
-				v := Check(testData(t), e, e.GroundTruthTurns())
-				if !v.Valid {
-					t.Errorf("%s: %s %s", e.ID, v.ErrorType, v.Message)
+	eachSource(t, func(t *testing.T, s source, ds *dataSet) {
+		for _, cat := range Categories {
+			t.Run(cat, func(t *testing.T) {
+				es := ds.of(t, cat)
+				if len(es) != s.perCategory[cat] {
+					t.Fatalf("%d entries, want %d", len(es), s.perCategory[cat])
 				}
-				vs = append(vs, v)
-			}
-			if acc := Accuracy(vs); acc != 1 {
-				t.Errorf("accuracy %.4f, want 1", acc)
-			}
-		})
-	}
+				var vs []Verdict
+				for _, e := range es {
+					v := Check(ds.d, e, e.GroundTruthTurns())
+					if !v.Valid {
+						t.Errorf("%s: %s %s", e.ID, v.ErrorType, v.Message)
+					}
+					vs = append(vs, v)
+				}
+				if acc := Accuracy(vs); acc != 1 {
+					t.Errorf("accuracy %.4f, want 1", acc)
+				}
+			})
+		}
+	})
 }
 
 func TestDropLastCallFails(t *testing.T) {
-	es := testEntries(t, "base")
-	failed := 0
-	for _, e := range es {
-		turns := e.GroundTruthTurns()
-		for i := len(turns) - 1; i >= 0; i-- {
-			if len(turns[i]) > 0 {
-				last := turns[i][0]
-				turns[i][0] = last[:len(last)-1]
-				break
+	eachSource(t, func(t *testing.T, _ source, ds *dataSet) {
+		es := ds.of(t, "base")
+		failed := 0
+		for _, e := range es {
+			turns := e.GroundTruthTurns()
+			for i := len(turns) - 1; i >= 0; i-- {
+				if len(turns[i]) > 0 {
+					last := turns[i][0]
+					turns[i][0] = last[:len(last)-1]
+					break
+				}
+			}
+			if !Check(ds.d, e, turns).Valid {
+				failed++
 			}
 		}
-		if !Check(testData(t), e, turns).Valid {
-			failed++
+		rate := float64(failed) / float64(len(es))
+		t.Logf("dropping the last call fails %d/%d base entries (%.1f%%)", failed, len(es), 100*rate)
+		if rate < 0.99 {
+			t.Errorf("failure rate %.3f, want >= 0.99", rate)
 		}
-	}
-	rate := float64(failed) / float64(len(es))
-	t.Logf("dropping the last call fails %d/%d base entries (%.1f%%)", failed, len(es), 100*rate)
-	if rate < 0.99 {
-		t.Errorf("failure rate %.3f, want >= 0.99", rate)
-	}
+	})
 }
 
 func entryByID(t *testing.T, cat, id string) Entry {
@@ -61,11 +65,11 @@ func entryByID(t *testing.T, cat, id string) Entry {
 }
 
 func TestCheckHandMade(t *testing.T) {
-	// multi_turn_base_0 ground truth:
-	// 0: cd(folder='document'), mkdir(dir_name='temp'), mv(source='final_report.pdf', destination='temp')
-	// 1: cd(folder='temp'), grep(file_name='final_report.pdf',pattern='budget analysis')
-	// 2: sort('final_report.pdf')
-	// 3: cd(folder='..'), mv(...previous_report.pdf...), cd(folder='temp'), diff(...)
+	// multi_turn_base_0 ground truth (fixture):
+	// 0: cd(folder='reports'), mkdir(dir_name='drafts'), mv(source='summary.txt', destination='drafts')
+	// 1: cd(folder='drafts'), grep(file_name='summary.txt',pattern='budget')
+	// 2: sort('summary.txt')
+	// 3: cd(folder='..'), mv(...notes.txt...), cd(folder='drafts'), diff(...)
 	e := entryByID(t, "base", "multi_turn_base_0")
 	gt := e.GroundTruthTurns()
 	edit := func(f func(turns [][][]string) [][][]string) [][][]string {
@@ -89,22 +93,22 @@ func TestCheckHandMade(t *testing.T) {
 			return c
 		}), "", -1},
 		{"split into steps and JSON calls", edit(func(c [][][]string) [][][]string {
-			c[0] = [][]string{{`{"name": "cd", "arguments": {"folder": "document"}}`}, {"mkdir(dir_name='temp')", "mv(source='final_report.pdf', destination='temp')"}}
+			c[0] = [][]string{{`{"name": "cd", "arguments": {"folder": "reports"}}`}, {"mkdir(dir_name='drafts')", "mv(source='summary.txt', destination='drafts')"}}
 			return c
 		}), "", -1},
 		{"too few turns", gt[:3], ErrTurnCount, -1},
 		{"empty turn", edit(func(c [][][]string) [][][]string { c[2] = nil; return c }), ErrEmptyTurn, 2},
 		{"single empty step", edit(func(c [][][]string) [][][]string { c[2] = [][]string{{}}; return c }), ErrEmptyTurn, 2},
 		{"wrong directory name", edit(func(c [][][]string) [][][]string {
-			c[0][0] = []string{"cd(folder='document')", "mkdir(dir_name='tmp')", "mv(source='final_report.pdf', destination='tmp')"}
+			c[0][0] = []string{"cd(folder='reports')", "mkdir(dir_name='tmp')", "mv(source='summary.txt', destination='tmp')"}
 			return c
 		}), ErrState, 0},
 		{"state right, result missing", edit(func(c [][][]string) [][][]string {
-			c[1][0] = []string{"cd(folder='temp')", "cat(file_name='final_report.pdf')"}
+			c[1][0] = []string{"cd(folder='drafts')", "cat(file_name='summary.txt')"}
 			return c
 		}), ErrResponse, 1},
 		{"failed call leaves the results short", edit(func(c [][][]string) [][][]string {
-			c[2][0] = []string{"sort(file='final_report.pdf')"}
+			c[2][0] = []string{"sort(file='summary.txt')"}
 			return c
 		}), ErrResponse, 2},
 	} {

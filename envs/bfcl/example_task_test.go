@@ -3,7 +3,6 @@ package bfcl_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/artist-rl/artist/envs"
@@ -13,7 +12,7 @@ import (
 // A missing-function task: sort is withheld until turn 3, whose text
 // documents it; the tool refuses it until the engine starts that turn.
 func ExampleTasks() {
-	d, err := bfcl.Load(filepath.Join("..", "..", "..", "shared", "data", "bfcl_v3"))
+	d, err := bfcl.Load("../../testdata/bfcl_v3")
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -40,25 +39,25 @@ func ExampleTasks() {
 	s := bfcl.NewTool(d, entries).OpenSession(task).(*bfcl.Session)
 	defer s.Close()
 	ctx := context.Background()
-	fmt.Println(s.Call(ctx, "[cd(folder='document'), sort(file_name='final_report.pdf')]").Output)
+	fmt.Println(s.Call(ctx, "[cd(folder='letters'), sort(file_name='invite.txt')]").Output)
 	var ts envs.TurnSession = s
 	ts.StartTurn(3)
-	r := s.Call(ctx, `{"name": "sort", "arguments": {"file_name": "final_report.pdf"}}`)
+	r := s.Call(ctx, `{"name": "sort", "arguments": {"file_name": "invite.txt"}}`)
 	fmt.Println(r.Status, r.Output)
 	fmt.Println(s.Calls())
-	fmt.Println(bfcl.StepCalls(`[{"name": "cd", "arguments": {"folder": "temp"}}, {"name": "ls", "arguments": {}}]`))
+	fmt.Println(bfcl.StepCalls(`[{"name": "cd", "arguments": {"folder": "sent"}}, {"name": "ls", "arguments": {}}]`))
 	// Output:
 	// multi_turn_miss_func_0 4 later turns
 	// Functions:
-	// authenticate_twitter(username: str, password: str) - Authenticate a user with username and password.
-	// Move 'final_report.pdf' within document directory to 'temp' directory in document. Make sure to create the directory
+	// authenticate_twitter(username: str, password: str) - Log in with a username and password.
+	// Go into letters, make a folder called 'sent' and copy invite.txt into it.
 	// New functions:
-	// sort(file_name: str) - Sort the contents of a file line by line.
+	// sort(file_name: str) - Sort the lines of a file.
 	//
 	// I have updated some more functions you can choose from. What about now?
-	// {"current_working_directory": "document"}
+	// {"current_working_directory": "letters"}
 	// Error during execution: function 'sort' is not available at this point
-	// ok {"sorted_content": "Year2024 This is the final report content including budget analysis and other sections."}
-	// [cd(folder='document') sort(file_name='final_report.pdf') sort(file_name='final_report.pdf')]
-	// [cd(folder='temp') ls()]
+	// ok {"sorted_content": "all welcome\nbring the slides\nsee you at noon"}
+	// [cd(folder='letters') sort(file_name='invite.txt') sort(file_name='invite.txt')]
+	// [cd(folder='sent') ls()]
 }

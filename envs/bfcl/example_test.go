@@ -2,13 +2,12 @@ package bfcl_test
 
 import (
 	"fmt"
-	"path/filepath"
 
 	"github.com/artist-rl/artist/envs/bfcl"
 )
 
 func Example() {
-	d, err := bfcl.Load(filepath.Join("..", "..", "..", "shared", "data", "bfcl_v3"))
+	d, err := bfcl.Load("../../testdata/bfcl_v3")
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -38,12 +38,12 @@ func listed(t *testing.T, text, header string, sig bool) []string {
 }
 
 // documented returns the sorted names of the classes' functions minus drop.
-func documented(t *testing.T, cache map[string][]FunctionDoc, classes, drop []string) []string {
+func documented(t *testing.T, d *Data, cache map[string][]FunctionDoc, classes, drop []string) []string {
 	t.Helper()
 	var out []string
 	for _, c := range classes {
 		if _, ok := cache[c]; !ok {
-			fs, err := FunctionDocs(testData(t), c)
+			fs, err := FunctionDocs(d, c)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -68,48 +68,50 @@ func messageText(e *Entry, turn int) string {
 }
 
 func TestTasks(t *testing.T) {
-	for _, tc := range []struct {
-		cat  string
-		docs string
-	}{
-		{"base", ""}, {"base", DocsSignatures}, {"miss_func", DocsJSON}, {"miss_func", DocsSignatures},
-	} {
-		name := tc.docs
-		if name == "" {
-			name = "default"
+	eachSource(t, func(t *testing.T, _ source, ds *dataSet) {
+		for _, tc := range []struct {
+			cat  string
+			docs string
+		}{
+			{"base", ""}, {"base", DocsSignatures}, {"miss_func", DocsJSON}, {"miss_func", DocsSignatures},
+		} {
+			name := tc.docs
+			if name == "" {
+				name = "default"
+			}
+			t.Run(tc.cat+"/"+name, func(t *testing.T) {
+				es := ds.of(t, tc.cat)
+				tasks, err := Tasks(ds.d, es, TaskOptions{Docs: tc.docs})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(tasks) != len(es) {
+					t.Fatalf("%d tasks for %d entries", len(tasks), len(es))
+				}
+				sig := tc.docs == DocsSignatures
+				offers := 0
+				cache := map[string][]FunctionDoc{}
+				for i, task := range tasks {
+					e := &es[i]
+					if task.ID != e.ID || task.Answer != "" || len(task.Turns) != len(e.GroundTruth)-1 {
+						t.Fatalf("%s: id %q, answer %q, %d turns for %d ground-truth turns", e.ID, task.ID, task.Answer, len(task.Turns), len(e.GroundTruth))
+					}
+					if got, want := listed(t, task.Prompt, "Functions:", sig), documented(t, ds.d, cache, e.InvolvedClasses, e.Withheld(0)); !slices.Equal(got, want) {
+						t.Fatalf("%s: prompt lists %v, want %v", e.ID, got, want)
+					}
+					if !strings.HasSuffix(task.Prompt, "\n\n"+messageText(e, 0)) {
+						t.Fatalf("%s: prompt does not end with the first user message:\n%s", e.ID, task.Prompt)
+					}
+					for k, text := range task.Turns {
+						offers += checkTurn(t, e, k+1, text, sig)
+					}
+				}
+				if tc.cat == "miss_func" && offers != len(es) {
+					t.Errorf("%d turns offer functions, want one per entry (%d)", offers, len(es))
+				}
+			})
 		}
-		t.Run(tc.cat+"/"+name, func(t *testing.T) {
-			es := testEntries(t, tc.cat)
-			tasks, err := Tasks(testData(t), es, TaskOptions{Docs: tc.docs})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(tasks) != len(es) {
-				t.Fatalf("%d tasks for %d entries", len(tasks), len(es))
-			}
-			sig := tc.docs == DocsSignatures
-			offers := 0
-			cache := map[string][]FunctionDoc{}
-			for i, task := range tasks {
-				e := &es[i]
-				if task.ID != e.ID || task.Answer != "" || len(task.Turns) != len(e.GroundTruth)-1 {
-					t.Fatalf("%s: id %q, answer %q, %d turns for %d ground-truth turns", e.ID, task.ID, task.Answer, len(task.Turns), len(e.GroundTruth))
-				}
-				if got, want := listed(t, task.Prompt, "Functions:", sig), documented(t, cache, e.InvolvedClasses, e.Withheld(0)); !slices.Equal(got, want) {
-					t.Fatalf("%s: prompt lists %v, want %v", e.ID, got, want)
-				}
-				if !strings.HasSuffix(task.Prompt, "\n\n"+messageText(e, 0)) {
-					t.Fatalf("%s: prompt does not end with the first user message:\n%s", e.ID, task.Prompt)
-				}
-				for k, text := range task.Turns {
-					offers += checkTurn(t, e, k+1, text, sig)
-				}
-			}
-			if tc.cat == "miss_func" && offers != len(es) {
-				t.Errorf("%d turns offer functions, want one per entry (%d)", offers, len(es))
-			}
-		})
-	}
+	})
 }
 
 // checkTurn checks the text of turn k and returns 1 when it offers
@@ -144,7 +146,7 @@ func TestTasksMissFuncZero(t *testing.T) {
 		t.Fatal(err)
 	}
 	task := tasks[0]
-	const sortSig = "sort(file_name: str) - Sort the contents of a file line by line."
+	const sortSig = "sort(file_name: str) - Sort the lines of a file."
 	for _, tc := range []struct {
 		name    string
 		text    string
@@ -170,37 +172,59 @@ func TestTasksMissFuncZero(t *testing.T) {
 }
 
 func TestSignatures(t *testing.T) {
-	sigs := map[string]string{}
-	for _, c := range Classes() {
-		fs, err := FunctionDocs(testData(t), c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range fs {
-			if _, dup := sigs[f.Name]; dup {
-				t.Errorf("function %s documented twice", f.Name)
-			}
-			if f.Class != c || !strings.HasPrefix(f.JSON, "{") {
-				t.Errorf("%s: class %q, JSON %q", f.Name, f.Class, f.JSON)
-			}
-			sigs[f.Name] = f.Signature
-		}
-	}
-	if len(sigs) < 100 {
-		t.Errorf("%d functions documented", len(sigs))
-	}
-	for _, tc := range []struct{ name, want string }{
-		{"cd", "cd(folder: str) - Change the current working directory to the specified folder."},
-		{"ls", "ls(a: bool = False) - List the contents of the current directory."},
-		{"find", "find(path: str = '.', name: str = None) - Find any file or directories under specific path that contain name in its file name."},
-		{"mean", "mean(numbers: list[float]) - Calculate the mean of a list of numbers."},
-		{"tail", "tail(file_name: str, lines: int = 10) - Display the last part of a file of any extension."},
-		{"post_tweet", "post_tweet(content: str, tags: list[str] = [], mentions: list[str] = []) - Post a tweet for the authenticated user."},
-		{"list_all_airports", "list_all_airports() - List all available airports"},
+	type sig struct{ name, want string }
+	for _, tc := range []struct {
+		src  source
+		min  int // functions documented, at least
+		sigs []sig
+	}{
+		{sources[0], 60, []sig{ // the fixture's own documentation
+			{"cd", "cd(folder: str) - Change the current working directory to the given folder."},
+			{"ls", "ls(a: bool = False) - List the current directory."},
+			{"find", "find(path: str = '.', name: str = None) - Find files and directories whose name contains a string."},
+			{"mean", "mean(numbers: list[float]) - Compute the mean of a list of numbers."},
+			{"tail", "tail(file_name: str, lines: int = 10) - Show the last lines of a file."},
+			{"post_tweet", "post_tweet(content: str, tags: list[str] = [], mentions: list[str] = []) - Post a tweet as the logged-in user."},
+			{"create_ticket", "create_ticket(title: str, description: str = '', priority: int = 1) - Open a ticket for the logged-in user."},
+			{"list_all_airports", "list_all_airports() - List every airport code."},
+		}},
+		{sources[1], 100, []sig{ // the benchmark's
+			{"cd", "cd(folder: str) - Change the current working directory to the specified folder."},
+			{"ls", "ls(a: bool = False) - List the contents of the current directory."},
+			{"find", "find(path: str = '.', name: str = None) - Find any file or directories under specific path that contain name in its file name."},
+			{"mean", "mean(numbers: list[float]) - Calculate the mean of a list of numbers."},
+			{"tail", "tail(file_name: str, lines: int = 10) - Display the last part of a file of any extension."},
+			{"post_tweet", "post_tweet(content: str, tags: list[str] = [], mentions: list[str] = []) - Post a tweet for the authenticated user."},
+			{"list_all_airports", "list_all_airports() - List all available airports"},
+		}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := sigs[tc.name]; got != tc.want {
-				t.Errorf("got  %q\nwant %q", got, tc.want)
+		t.Run(tc.src.name, func(t *testing.T) {
+			d := loadSet(t, tc.src.file(t, "")).d
+			sigs := map[string]string{}
+			for _, c := range Classes() {
+				fs, err := FunctionDocs(d, c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, f := range fs {
+					if _, dup := sigs[f.Name]; dup {
+						t.Errorf("function %s documented twice", f.Name)
+					}
+					if f.Class != c || !strings.HasPrefix(f.JSON, "{") {
+						t.Errorf("%s: class %q, JSON %q", f.Name, f.Class, f.JSON)
+					}
+					sigs[f.Name] = f.Signature
+				}
+			}
+			if len(sigs) < tc.min {
+				t.Errorf("%d functions documented, want at least %d", len(sigs), tc.min)
+			}
+			for _, s := range tc.sigs {
+				t.Run(s.name, func(t *testing.T) {
+					if got := sigs[s.name]; got != s.want {
+						t.Errorf("got  %q\nwant %q", got, s.want)
+					}
+				})
 			}
 		})
 	}

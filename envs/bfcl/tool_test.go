@@ -13,9 +13,9 @@ import (
 
 // replayResults returns the ground-truth result strings of each turn, as
 // Replay records them.
-func replayResults(t *testing.T, e Entry) [][]string {
+func replayResults(t *testing.T, d *Data, e Entry) [][]string {
 	t.Helper()
-	rec, err := Replay(testData(t), e)
+	rec, err := Replay(d, e)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,8 +33,10 @@ func replayResults(t *testing.T, e Entry) [][]string {
 }
 
 // withheldErrors replaces the results of ground-truth calls to functions
-// not yet offered by the withheld error: multi_turn_miss_func_49 calls
-// tail (read-only) at turn 1, two turns before it is offered.
+// not yet offered by the withheld error: the fixture's
+// multi_turn_miss_func_3 calls get_stock_info (read-only) at turn 1, two
+// turns before it is offered, as the benchmark's multi_turn_miss_func_49
+// calls tail.
 func withheldErrors(t *testing.T, e Entry, results [][]string) [][]string {
 	t.Helper()
 	want := make([][]string, len(results))
@@ -94,46 +96,48 @@ func replaySession(tool *Tool, e Entry, want [][]string) (*Session, error) {
 }
 
 func TestSessionReplaysGroundTruth(t *testing.T) {
-	for _, cat := range Categories {
-		t.Run(cat, func(t *testing.T) {
-			es := testEntries(t, cat)
-			tool := NewTool(testData(t), es)
-			for _, e := range es {
-				replayed := replayResults(t, e)
-				want := withheldErrors(t, e, replayed)
-				s, err := replaySession(tool, e, want)
-				if err != nil {
-					t.Fatal(err)
+	eachSource(t, func(t *testing.T, _ source, ds *dataSet) {
+		for _, cat := range Categories {
+			t.Run(cat, func(t *testing.T) {
+				es := ds.of(t, cat)
+				tool := NewTool(ds.d, es)
+				for _, e := range es {
+					replayed := replayResults(t, ds.d, e)
+					want := withheldErrors(t, e, replayed)
+					s, err := replaySession(tool, e, want)
+					if err != nil {
+						t.Fatal(err)
+					}
+					// The recorded calls reproduce the replay through Execute
+					// on instances that withhold nothing.
+					env, err := NewEnv(ds.d, e.InvolvedClasses, e.InitialConfig, e.LongContext())
+					if err != nil {
+						t.Fatal(err)
+					}
+					var got, all []string
+					for _, c := range s.Calls() {
+						got = append(got, env.Execute(c))
+					}
+					for _, w := range replayed {
+						all = append(all, w...)
+					}
+					if strings.Join(got, "\n") != strings.Join(all, "\n") {
+						t.Fatalf("%s: recorded calls %q give other results", e.ID, s.Calls())
+					}
+					if err := s.Close(); err != nil {
+						t.Fatal(err)
+					}
 				}
-				// The recorded calls reproduce the replay through Execute
-				// on instances that withhold nothing.
-				env, err := NewEnv(testData(t), e.InvolvedClasses, e.InitialConfig, e.LongContext())
-				if err != nil {
-					t.Fatal(err)
-				}
-				var got, all []string
-				for _, c := range s.Calls() {
-					got = append(got, env.Execute(c))
-				}
-				for _, w := range replayed {
-					all = append(all, w...)
-				}
-				if strings.Join(got, "\n") != strings.Join(all, "\n") {
-					t.Fatalf("%s: recorded calls %q give other results", e.ID, s.Calls())
-				}
-				if err := s.Close(); err != nil {
-					t.Fatal(err)
-				}
-			}
-		})
-	}
+			})
+		}
+	})
 }
 
 func TestSessionWithheldFunction(t *testing.T) {
 	e := entryByID(t, "miss_func", "multi_turn_miss_func_0") // sort withheld until turn 3
 	s := NewTool(testData(t), []Entry{e}).OpenSession(envs.Task{ID: e.ID}).(*Session)
 	ctx := context.Background()
-	if r := s.Call(ctx, "cd(folder='document')"); r.Status != envs.StatusOK {
+	if r := s.Call(ctx, "cd(folder='letters')"); r.Status != envs.StatusOK {
 		t.Fatalf("cd: %+v", r)
 	}
 	for _, tc := range []struct {
@@ -144,13 +148,13 @@ func TestSessionWithheldFunction(t *testing.T) {
 	}{
 		{"before its turn", 0, envs.StatusError, ErrorPrefix + "function 'sort' is not available at this point"},
 		{"turn 2", 2, envs.StatusError, ErrorPrefix + "function 'sort' is not available at this point"},
-		{"offered at turn 3", 3, envs.StatusOK, `{"sorted_content": "Year203 This is the previous report content with different budget analysis."}`},
+		{"offered at turn 3", 3, envs.StatusOK, `{"sorted_content": "see you at noon\nthanks for the invite"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.turn > 0 {
 				s.StartTurn(tc.turn)
 			}
-			r := s.Call(ctx, "sort(file_name='previous_report.pdf')")
+			r := s.Call(ctx, "sort(file_name='reply.txt')")
 			if r.Status != tc.status || r.Output != tc.output {
 				t.Fatalf("got %s %q, want %s %q", r.Status, r.Output, tc.status, tc.output)
 			}
@@ -178,10 +182,10 @@ func TestSessionResults(t *testing.T) {
 		{"blank", tool.OpenSession(envs.Task{ID: e.ID}), nil, " \n", envs.StatusEmpty, "(no call)"},
 		{"empty list", tool.OpenSession(envs.Task{ID: e.ID}), nil, "[ ]", envs.StatusEmpty, "(no call)"},
 		{"one failing of two", tool.OpenSession(envs.Task{ID: e.ID}), nil, "[pwd(), cd(folder='nowhere', x=1)]",
-			envs.StatusError, "{\"current_working_directory\": \"/workspace\"}\n" + ErrorPrefix},
-		{"semicolons", tool.OpenSession(envs.Task{ID: e.ID}), nil, "cd(folder='document'); pwd()",
-			envs.StatusOK, "{\"current_working_directory\": \"document\"}\n{\"current_working_directory\": \"/workspace/document\"}"},
-		{"JSON", tool.OpenSession(envs.Task{ID: e.ID}), nil, `{"name": "pwd", "arguments": {}}`, envs.StatusOK, `{"current_working_directory": "/workspace"}`},
+			envs.StatusError, "{\"current_working_directory\": \"/lab\"}\n" + ErrorPrefix},
+		{"semicolons", tool.OpenSession(envs.Task{ID: e.ID}), nil, "cd(folder='reports'); pwd()",
+			envs.StatusOK, "{\"current_working_directory\": \"reports\"}\n{\"current_working_directory\": \"/lab/reports\"}"},
+		{"JSON", tool.OpenSession(envs.Task{ID: e.ID}), nil, `{"name": "pwd", "arguments": {}}`, envs.StatusOK, `{"current_working_directory": "/lab"}`},
 		{"unknown task", tool.OpenSession(envs.Task{ID: "multi_turn_base_999"}), nil, "pwd()", envs.StatusError, `error: no BFCL entry "multi_turn_base_999"`},
 		{"closed session", closed, nil, "pwd()", envs.StatusError, "error: the session is closed"},
 		{"zero session", &Session{}, nil, "pwd()", envs.StatusError, "error: the session was not opened"},
@@ -211,18 +215,18 @@ func TestSessionResults(t *testing.T) {
 func TestSessionsIndependent(t *testing.T) {
 	e := entryByID(t, "base", "multi_turn_base_0")
 	tool := NewTool(testData(t), []Entry{e})
-	want := replayResults(t, e)
+	want := replayResults(t, testData(t), e)
 	a := tool.OpenSession(envs.Task{ID: e.ID}).(*Session)
 	b := tool.OpenSession(envs.Task{ID: e.ID}).(*Session)
 	ctx := context.Background()
-	a.Call(ctx, "[cd(folder='document'), mkdir(dir_name='temp')]")
-	if got := b.Call(ctx, "pwd()").Output; got != `{"current_working_directory": "/workspace"}` {
+	a.Call(ctx, "[cd(folder='reports'), mkdir(dir_name='drafts')]")
+	if got := b.Call(ctx, "pwd()").Output; got != `{"current_working_directory": "/lab"}` {
 		t.Fatalf("second session sees the first's cd: %s", got)
 	}
-	if got := b.Call(ctx, "cd(folder='document')").Output; got != `{"current_working_directory": "document"}` {
+	if got := b.Call(ctx, "cd(folder='reports')").Output; got != `{"current_working_directory": "reports"}` {
 		t.Fatalf("cd in the second session: %s", got)
 	}
-	if got := a.Call(ctx, "mkdir(dir_name='temp')").Output; !strings.Contains(got, "File exists") {
+	if got := a.Call(ctx, "mkdir(dir_name='drafts')").Output; !strings.Contains(got, "File exists") {
 		t.Fatalf("first session lost its directory: %s", got)
 	}
 	// Sessions of one entry replay the ground truth side by side.
@@ -246,12 +250,12 @@ func TestStepCalls(t *testing.T) {
 		input string
 		want  []string // nil when the block does not parse
 	}{
-		{"list", "[cd(folder='document'), ls(a=True)]", []string{"cd(folder='document')", "ls(a=True)"}},
-		{"lines", "cd('document')\n  sort(file_name=\"final_report.pdf\")", []string{"cd('document')", "sort(file_name='final_report.pdf')"}},
+		{"list", "[cd(folder='reports'), ls(a=True)]", []string{"cd(folder='reports')", "ls(a=True)"}},
+		{"lines", "cd('reports')\n  sort(file_name=\"summary.txt\")", []string{"cd('reports')", "sort(file_name='summary.txt')"}},
 		{"JSON object", `{"name": "echo", "arguments": {"content": "it's \"q\"\nx\u00e9", "file_name": "a.txt"}}`,
 			[]string{`echo(content='it\'s "q"\nxé', file_name='a.txt')`}},
-		{"JSON array", `[{"name": "cd", "arguments": {"folder": "document"}}, {"name": "tail", "arguments": "{\"file_name\": \"final_report.pdf\", \"lines\": 1}"}]`,
-			[]string{"cd(folder='document')", "tail(file_name='final_report.pdf', lines=1)"}},
+		{"JSON array", `[{"name": "cd", "arguments": {"folder": "reports"}}, {"name": "tail", "arguments": "{\"file_name\": \"summary.txt\", \"lines\": 1}"}]`,
+			[]string{"cd(folder='reports')", "tail(file_name='summary.txt', lines=1)"}},
 		{"numbers", "[mean(numbers=[1, 2.5, 1e-07]), add(a=-3, b=True)]", []string{"mean(numbers=[1, 2.5, 1e-07])", "add(a=-3, b=True)"}},
 		{"unparsable", "cd(folder=", nil},
 		{"empty", "", nil},

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/artist-rl/artist/internal/datadir"
 )
 
 func TestLoadFixture(t *testing.T) {
@@ -49,27 +51,46 @@ func TestLoadErrors(t *testing.T) {
 	}
 }
 
-// TestLoadSharedBenchmarks reads the real benchmark files when the data
-// folder is next to the project.
-func TestLoadSharedBenchmarks(t *testing.T) {
-	// file -> usable problems; the MATH train split has 4 records with an
-	// empty or null answer.
-	files := map[string]int{
-		"math500/test.jsonl": 500, "aime24/test.jsonl": 30, "aime25/test.jsonl": 30,
-		"amc23/test.jsonl": 40, "math_train_substitute/deepscaler_math_train.json": 7470,
+// TestLoadBenchmarks reads each benchmark file: the hand-made ones in the
+// benchmarks' formats (testdata at the module root), and the real files
+// when they are present (internal/datadir).
+func TestLoadBenchmarks(t *testing.T) {
+	type file struct {
+		rel             string
+		tasks, unusable int // usable problems; records without an answer
 	}
-	root := filepath.Join("..", "..", "..", "shared", "data")
-	if _, err := os.Stat(root); err != nil {
-		t.Skipf("benchmark data not present at %s", root)
-	}
-	for f, n := range files {
-		tasks, _, err := Load(filepath.Join(root, f))
-		if err != nil {
-			t.Errorf("%s: %v", f, err)
-			continue
-		}
-		if len(tasks) != n {
-			t.Errorf("%s: %d tasks, want %d", f, len(tasks), n)
+	fixture := filepath.Join("..", "..", "testdata")
+	for _, src := range []struct {
+		name  string
+		path  func(t testing.TB, rel string) string
+		files []file
+	}{
+		{"fixture", func(_ testing.TB, rel string) string { return filepath.Join(fixture, filepath.FromSlash(rel)) }, []file{
+			{"math500/test.jsonl", 6, 0}, {"aime24/test.jsonl", 4, 0}, {"aime25/test.jsonl", 4, 0},
+			{"amc23/test.jsonl", 4, 0}, {"olympiadbench/test.jsonl", 4, 0}, {"math_train/math.json", 3, 2},
+		}},
+		// The MATH train split has 4 records with an empty or null answer.
+		{"benchmark", datadir.Require, []file{
+			{"math500/test.jsonl", 500, 0}, {"aime24/test.jsonl", 30, 0}, {"aime25/test.jsonl", 30, 0},
+			{"amc23/test.jsonl", 40, 0}, {"olympiadbench/test.jsonl", 675, 0},
+			{"math_train_substitute/deepscaler_math_train.json", 7470, 4},
+		}},
+	} {
+		for _, f := range src.files {
+			t.Run(src.name+"/"+f.rel, func(t *testing.T) {
+				tasks, skipped, err := Load(src.path(t, f.rel))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(tasks) != f.tasks || skipped != f.unusable {
+					t.Errorf("%d tasks, %d skipped; want %d and %d", len(tasks), skipped, f.tasks, f.unusable)
+				}
+				for i, task := range tasks {
+					if task.ID == "" || task.Prompt == "" || task.Answer == "" {
+						t.Errorf("task %d: %+v: want an id, a prompt and an answer", i, task)
+					}
+				}
+			})
 		}
 	}
 }

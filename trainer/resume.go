@@ -1,0 +1,176 @@
+package trainer
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/artist-rl/artist/policy"
+)
+
+// damagedSuffix is appended to a damaged checkpoint folder moved aside by
+// resume, which keeps it for inspection and out of the run.
+const damagedSuffix = ".damaged"
+
+// resume loads the newest intact checkpoint of the run folder into the run,
+// or returns nil when the run starts fresh.
+//
+// Checkpoints are tried newest first. One that fails its manifest (a file
+// missing, truncated or changed) or cannot be read is reported on the
+// run's output, naming the checkpoint and the file, and the next older one
+// is tried. Once an intact one is found, the damaged newer ones are moved
+// aside as NAME.damaged (kept for inspection, skipped by pruning and later
+// resumes) and latest names the intact one. When checkpoints exist but
+// none is intact, resume fails, leaving them in place, rather than start
+// the run over. A checkpoint of another seed, tokenizer or model shape is
+// an error, not damage.
+func (r *Run) resume() (*trainerState, error) {
+	root := filepath.Join(r.Cfg.RunDir, "checkpoints")
+	removeStaleTemps(root)
+	names, err := listCheckpoints(root)
+	if err != nil {
+		return nil, err
+	}
+	var damaged, why []string
+	for i := len(names) - 1; i >= 0; i-- {
+		name := names[i]
+		st, err := r.loadResume(filepath.Join(root, name))
+		var ce *CheckpointError
+		if errors.As(err, &ce) {
+			fmt.Fprintf(r.out, "%v\n", err)
+			damaged, why = append(damaged, name), append(why, fmt.Sprintf("%s (%s)", name, orWhole(ce.File)))
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range damaged {
+			aside := d + damagedSuffix
+			os.RemoveAll(filepath.Join(root, aside))
+			if err := os.Rename(filepath.Join(root, d), filepath.Join(root, aside)); err != nil {
+				return nil, fmt.Errorf("trainer: resume: moving the damaged %s aside: %w", d, err)
+			}
+			fmt.Fprintf(r.out, "trainer: moved %s aside to %s\n", d, aside)
+		}
+		if latest, _ := LatestCheckpoint(r.Cfg.RunDir); filepath.Base(latest) != name {
+			// latest named a damaged folder, or a kill came between a
+			// checkpoint's rename and latest.
+			if err := setLatest(root, name); err != nil {
+				return nil, err
+			}
+		}
+		if len(damaged) > 0 {
+			fmt.Fprintf(r.out, "trainer: resuming from %s, the newest intact checkpoint (damaged: %s)\n", name, strings.Join(why, ", "))
+		}
+		where := fmt.Sprintf("GRPO step %d", st.Step)
+		if st.Phase == phaseWarmStart {
+			where = fmt.Sprintf("warm-start step %d", st.WarmStep)
+		}
+		fmt.Fprintf(r.out, "resuming %s from %s (%s)\n", r.Cfg.RunDir, name, where)
+		return st, nil
+	}
+	if len(damaged) > 0 {
+		return nil, fmt.Errorf("trainer: resume: every checkpoint of %s is damaged (%s): delete the checkpoints folder to start the run over", root, strings.Join(why, ", "))
+	}
+	return nil, nil
+}
+
+func orWhole(file string) string {
+	if file == "" {
+		return "the folder"
+	}
+	return file
+}
+
+// removeStaleTemps deletes the temporary folders of checkpoints whose
+// writing was killed; they never became checkpoints.
+func removeStaleTemps(root string) {
+	entries, _ := os.ReadDir(root)
+	for _, e := range entries {
+		if e.IsDir() && strings.HasPrefix(e.Name(), ".tmp-") {
+			os.RemoveAll(filepath.Join(root, e.Name()))
+		}
+	}
+}
+
+// loadResume verifies one checkpoint and loads it into the run. A file
+// that fails the manifest or cannot be read or parsed is a
+// *CheckpointError naming it; a checkpoint of another run is a plain error.
+func (r *Run) loadResume(dir string) (*trainerState, error) {
+	ck, err := LoadCheckpoint(dir, r.out)
+	if err != nil {
+		var ce *CheckpointError
+		if !errors.As(err, &ce) {
+			err = &CheckpointError{Dir: dir, File: damagedFile(err), Err: err}
+		}
+		return nil, err
+	}
+	var st trainerState
+	b, err := os.ReadFile(filepath.Join(dir, "state.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &st)
+	}
+	if err != nil {
+		return nil, &CheckpointError{Dir: dir, File: "state.json", Err: err}
+	}
+	if st.Seed != r.Cfg.Seed {
+		return nil, fmt.Errorf("trainer: resume: %s was trained with seed %d but the config says %d: use another run_dir or the same seed", r.Cfg.RunDir, st.Seed, r.Cfg.Seed)
+	}
+	if err := r.checkTokenizer(dir, ck.Tok); err != nil {
+		return nil, err
+	}
+	if ck.Model.Config != r.Model.Config {
+		return nil, fmt.Errorf("trainer: resume: %s holds a model of another shape than the config's: use another run_dir", dir)
+	}
+	if st.Phase == phaseWarmStart && st.WarmStep > r.Cfg.WarmStart.Steps {
+		return nil, fmt.Errorf("trainer: resume: %s is at warm-start step %d but warmstart.steps is %d: use the run's config or another run_dir", dir, st.WarmStep, r.Cfg.WarmStart.Steps)
+	}
+	if st.Phase == phaseWarmStart || st.Step > 0 {
+		o, err := loadOptimizer(filepath.Join(dir, "optimizer.safetensors"))
+		if err != nil {
+			return nil, &CheckpointError{Dir: dir, File: "optimizer.safetensors", Err: err}
+		}
+		st.Optim = &o
+	}
+	r.Model = ck.Model
+	r.priorWall = st.WallS
+	return &st, nil
+}
+
+// damagedFile guesses which file of a checkpoint an unreadable-checkpoint
+// error is about, for folders without a manifest.
+func damagedFile(err error) string {
+	msg := err.Error()
+	for _, f := range []string{"model.safetensors.index.json", "model.safetensors", policy.TokenizerConfigFile,
+		policy.GenerationConfigFile, policy.TokenizerJSONFile, "config.json"} {
+		if strings.Contains(msg, f) {
+			return f
+		}
+	}
+	return ""
+}
+
+// checkTokenizer requires the checkpoint's tokenizer to be the run's: the
+// same tokenizer.json, EOS and stop ids. A checkpoint written before
+// checkpoints carried tokenizer_config.json and generation_config.json
+// has the <|endoftext|> fallback as its EOS; the run goes on with the
+// config's EOS and stop ids, with a warning.
+func (r *Run) checkTokenizer(dir string, tok *policy.Tokenizer) error {
+	if string(tok.Files().JSON) != string(r.Tok.Files().JSON) {
+		return fmt.Errorf("trainer: resume: %s was trained with another tokenizer.json than the config builds: use another run_dir", dir)
+	}
+	if tok.EOS() == r.Tok.EOS() && slices.Equal(tok.StopIDs(), r.Tok.StopIDs()) {
+		return nil
+	}
+	if !fileExists(filepath.Join(dir, policy.TokenizerConfigFile)) && !fileExists(filepath.Join(dir, policy.GenerationConfigFile)) {
+		fmt.Fprintf(r.out, "trainer: warning: %s has no %s or %s (an older checkpoint); going on with EOS %d and stop ids %v from the config's tokenizer\n",
+			dir, policy.TokenizerConfigFile, policy.GenerationConfigFile, r.Tok.EOS(), r.Tok.StopIDs())
+		return nil
+	}
+	return fmt.Errorf("trainer: resume: %s stops on ids %v (EOS %d) but the config's tokenizer on %v (EOS %d): use the run's tokenizer folder or another run_dir",
+		dir, tok.StopIDs(), tok.EOS(), r.Tok.StopIDs(), r.Tok.EOS())
+}
