@@ -10,6 +10,7 @@
 //	artist grade < answers.jsonl
 //	artist tokenize -tokenizer FILE [-decode]
 //	artist bfcl replay -category CATEGORY [-id ID] [-data DIR]
+//	artist derive bfcl -src DIR -out DIR | aime25 -src DIR -out FILE
 //	artist tools add|search|list -db FILE [-k N] [SOURCE.go... | QUERY...]
 package main
 
@@ -40,6 +41,7 @@ var commands = []command{
 	{"tokenize", "tokenize -tokenizer FILE [-decode]: a JSON string per stdin line to a JSON array of ids per line, or the reverse", runTokenize},
 	{"tools", "tools add -db FILE SOURCE.go... | search -db FILE [-k N] QUERY... | list -db FILE: grow, search and list a library of tested Go tools", runTools},
 	{"bfcl", "bfcl replay -category base|miss_func|miss_param|long_context [-id ID] [-data DIR]: replay the BFCL v3 ground truth, one conformance record per entry", runBFCL},
+	{"derive", "derive bfcl -src DIR -out DIR | aime25 -src DIR -out FILE: rebuild the derived BFCL tables or AIME 2025 file from upstream sources", runDerive},
 }
 
 // errUsage marks misuse; the message has been printed.

@@ -73,7 +73,7 @@ func TestLoadBenchmarks(t *testing.T) {
 		{"benchmark", datadir.Require, []file{
 			{"math500/test.jsonl", 500, 0}, {"aime24/test.jsonl", 30, 0}, {"aime25/test.jsonl", 30, 0},
 			{"amc23/test.jsonl", 40, 0}, {"olympiadbench/test.jsonl", 675, 0},
-			{"math_train_substitute/deepscaler_math_train.json", 7470, 4},
+			{"math_train/math.json", 7470, 4},
 		}},
 	} {
 		for _, f := range src.files {

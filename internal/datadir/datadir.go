@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -47,9 +48,9 @@ func Root() (string, bool) {
 func Required() bool { return os.Getenv("ARTIST_REQUIRE_DATA") == "1" }
 
 // Require returns the path of rel (slash-separated, for example
-// "bfcl_v3" or "aime25/test.jsonl") inside the data folder. When the data
-// folder or rel is missing it skips t, or fails it under
-// ARTIST_REQUIRE_DATA=1, with a message that says how to get the files.
+// "bfcl_v3" or "aime25/test.jsonl") inside the data folder. When it is
+// missing it skips t, or fails it under ARTIST_REQUIRE_DATA=1, with a
+// message that says how to get the files.
 func Require(t testing.TB, rel string) string {
 	t.Helper()
 	p, err := Find(rel)
@@ -64,17 +65,42 @@ func Require(t testing.TB, rel string) string {
 }
 
 // Find returns the path of rel inside the data folder, or an error that
-// says how to get it.
+// says how to get it. A file that the data folder may hold under another
+// name (see aliases) is found under either.
 func Find(rel string) (string, error) {
 	root, ok := Root()
 	if !ok {
 		return "", fmt.Errorf("benchmark data not found: run scripts/fetch-data.sh (it writes data/ at the module root) or set ARTIST_DATA to a folder that holds %s", rel)
 	}
-	p := filepath.Join(root, filepath.FromSlash(rel))
-	if _, err := os.Stat(p); err != nil {
-		return "", fmt.Errorf("benchmark data: %s is missing under %s: run scripts/fetch-data.sh %s", rel, root, root)
+	for _, r := range append([]string{rel}, aliases[rel]...) {
+		p := filepath.Join(root, filepath.FromSlash(r))
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
 	}
-	return p, nil
+	how := "run scripts/fetch-data.sh " + root
+	for prefix, h := range notFetched {
+		if strings.HasPrefix(rel, prefix) {
+			how = h
+		}
+	}
+	return "", fmt.Errorf("benchmark data: %s is missing under %s: %s", rel, root, how)
+}
+
+// aliases are other names of a file: scripts/fetch-data.sh writes the
+// training pool (the MATH train split with extracted answers, which stands
+// in for NuminaMath) where the configs read it, and the archived data
+// folder names it for what it is.
+var aliases = map[string][]string{
+	"math_train/math.json": {"math_train_substitute/deepscaler_math_train.json"},
+}
+
+// notFetched says how to make the files that scripts/fetch-data.sh does
+// not download, by path prefix.
+var notFetched = map[string]string{
+	"bfcl_v3/conformance":      "the conformance traces are recorded on the reference environments by scripts/record_conformance.py (python3 with mpmath)",
+	"bfcl_v3/func_source_code": "scripts/fetch-data.sh reads the reference sources into a temporary folder; fetch them with scripts/derive-bfcl-tables.sh's list (scripts/sources.sh) to keep them",
+	"aime25/source":            "scripts/fetch-data.sh reads matharena's AIME 2025 sources into a temporary folder; scripts/sources.sh lists them",
 }
 
 // moduleRoot walks up from the working directory to the folder that holds

@@ -67,3 +67,22 @@ func TestRequireSkipsOrFails(t *testing.T) {
 		}
 	}
 }
+
+func TestFindAlternative(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "math_train_substitute"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(dir, "math_train_substitute", "deepscaler_math_train.json")
+	if err := os.WriteFile(want, []byte("[]"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("ARTIST_DATA", dir)
+	if p, err := Find("math_train/math.json"); err != nil || p != want {
+		t.Errorf("Find = %q, %v; want %q", p, err, want)
+	}
+	_, err := Find("bfcl_v3/conformance/base.jsonl")
+	if err == nil || !strings.Contains(err.Error(), "record_conformance.py") {
+		t.Errorf("Find(conformance) error = %v; want the recorder named", err)
+	}
+}
