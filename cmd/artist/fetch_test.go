@@ -181,6 +181,25 @@ func TestFetchDataScript(t *testing.T) {
 		t.Errorf("math_train/math.json: %d tasks, %v", len(tasks), err)
 	}
 
+	// The upstream sources stay beside what was derived from them, and the
+	// conformance traces recorded on the reference environments are the
+	// data folder's, byte for byte (when python3 has mpmath).
+	for _, f := range lists["BFCL_SOURCE_FILES"] {
+		if _, err := os.Stat(filepath.Join(out, "bfcl_v3", "func_source_code", f.dest)); err != nil {
+			t.Errorf("source %s not kept: %v", f.dest, err)
+		}
+	}
+	if exec.Command("python3", "-c", "import mpmath").Run() == nil {
+		for _, c := range bfcl.Categories {
+			got := readFile(t, filepath.Join(out, "bfcl_v3", "conformance", c+".jsonl"))
+			if !bytes.Equal(got, readFile(t, conformance[c])) {
+				t.Errorf("recorded conformance/%s.jsonl differs from the data folder's", c)
+			}
+		}
+	} else {
+		t.Log("python3 cannot import mpmath: conformance recording not checked")
+	}
+
 	d, err := bfcl.Load(filepath.Join(out, "bfcl_v3"))
 	if err != nil {
 		t.Fatal(err)
