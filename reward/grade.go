@@ -77,13 +77,18 @@ func dropBlocks(s, open, close string) string {
 }
 
 // matchBraces returns, for every index i of s, the index of the '}' that
-// matches a '{' at i, or -1. It runs in one pass.
+// matches a '{' at i, or -1. Escaped braces (\{ and \}) are not braces. It
+// runs in one pass.
 func matchBraces(s string) []int {
 	match := make([]int, len(s))
+	for i := range match {
+		match[i] = -1
+	}
 	var stack []int
 	for i := 0; i < len(s); i++ {
-		match[i] = -1
 		switch s[i] {
+		case '\\':
+			i++ // the escaped character, or the second backslash of a row break
 		case '{':
 			stack = append(stack, i)
 		case '}':
@@ -101,8 +106,9 @@ var boxCommands = []string{`\boxed`, `\fbox`}
 
 // lastBoxed returns the content of the last boxed answer: a box command
 // followed, after optional spaces, by a group whose opening brace is
-// matched, or by at least one space and a token that runs to the next
-// space or dollar sign.
+// matched (escaped braces do not count), or by at least one space and a
+// token that runs to the next space, dollar sign or unmatched closing
+// brace (\textbf{\boxed 5} boxes 5).
 func lastBoxed(s string) (string, bool) {
 	var starts []int // ends of box commands, in order
 	for i := strings.IndexByte(s, '\\'); i >= 0; {
@@ -140,16 +146,37 @@ func lastBoxed(s string) (string, bool) {
 				return s[i+1 : c], true
 			}
 		case i > at && i < len(s):
-			j := i
-			for j < len(s) && s[j] != ' ' && s[j] != '\n' && s[j] != '\t' && s[j] != '$' {
-				j++
-			}
+			j := boxedToken(s, i)
 			if j > i {
 				return s[i:j], true
 			}
 		}
 	}
 	return "", false
+}
+
+// boxedToken returns the end of the token of \boxed 5 that starts at i:
+// the next space, tab, newline or dollar sign, or a closing brace that
+// closes no brace of the token.
+func boxedToken(s string, i int) int {
+	depth := 0
+	for j := i; j < len(s); j++ {
+		switch s[j] {
+		case ' ', '\n', '\t', '$':
+			return j
+		case '{':
+			depth++
+		case '}':
+			if depth--; depth < 0 {
+				return j
+			}
+		case '\\':
+			if j+1 < len(s) && (s[j+1] == '{' || s[j+1] == '}') {
+				j++
+			}
+		}
+	}
+	return len(s)
 }
 
 // answerIs returns the answer stated after the last "answer is" in s: a
@@ -202,67 +229,4 @@ func asciiLowerHasPrefix(s, lower string) bool {
 		}
 	}
 	return true
-}
-
-// Equal reports whether pred and gold are the same answer under math
-// equivalence. Both are normalised first (see normalize): math delimiters,
-// dollar signs, a \boxed{} or \fbox{} around the whole answer, \text{} and
-// similar wrappers, LaTeX spacing, \left and \right, degree signs, units
-// (a trailing \text{...} after a number, or a known unit word), a base
-// subscript (204_5 is 204) and trailing full stops go; \dfrac and \tfrac
-// are \frac; whitespace goes. Equal normalised strings are equal. Otherwise
-// both are read as structured answers and compared by these rules:
-//
-//   - numbers are exact rationals: integers, decimals, thousands separators
-//     (1,234), fractions a/b, \frac{a}{b}, \frac12, mixed numbers
-//     (1\frac{1}{2}); 0.333 is not 1/3;
-//   - a percentage p% equals p% and, against a plain number, both p and
-//     p/100 (so 50\% equals 50 and 0.5, while 50 and 0.5 differ);
-//   - other expressions (roots, \pi, e, i, trigonometric and logarithmic
-//     functions, factorials, binomials, floors, absolute values, variables)
-//     are equal exactly when both evaluate over the rationals, else when
-//     they agree within a relative 1e-9 over the complex numbers, once for
-//     constants and at eight fixed random points for variables (\sqrt{12}
-//     equals 2\sqrt{3}, x^2-1 equals (x-1)(x+1)); the points are positive,
-//     so identities that need a sign (\sqrt{x^2} = x) are accepted, and
-//     degrees are dropped before any function sees them (\sin 30^\circ is
-//     the sine of 30 radians);
-//   - v = x (v a variable or f(x)) is the value x, so x = 5 equals 5, but
-//     two named values of different names differ; v \in S is S;
-//   - other equations are equal when their sides' differences are
-//     proportional (x+y=1 equals 2x+2y=2);
-//   - tuples and intervals compare item by item and must have the same
-//     brackets: (1,2] is not (1,2); a single parenthesised item is that
-//     item;
-//   - comma-separated lists and \{...\} are unordered sets of solutions,
-//     a \pm b is the pair {a+b, a-b}, and unions of intervals are
-//     unordered;
-//   - matrices compare cell by cell; a one-column or one-row matrix equals
-//     the tuple of its cells;
-//   - ∞ equals only ∞ of the same sign;
-//   - anything else is text, equal when the strings are, ignoring ASCII
-//     case.
-//
-// An answer that normalises to the empty string, or is longer than
-// MaxAnswerLen, is never equal. Equal is symmetric, deterministic and safe
-// for concurrent use; it never panics. Its time is bounded: one comparison
-// spends at most stepBudget steps of work and answers false when they run
-// out (about 10 ms at worst on answers of MaxAnswerLen bytes built to be
-// slow, tens of microseconds on benchmark answers).
-func Equal(pred, gold string) bool {
-	if len(pred) > MaxAnswerLen || len(gold) > MaxAnswerLen {
-		return false
-	}
-	p, g := normalize(pred), normalize(gold)
-	if p == "" || g == "" {
-		return false
-	}
-	if p == g {
-		return true
-	}
-	if p > g { // the same work in either argument order: symmetric by construction
-		p, g = g, p
-	}
-	b := &budget{left: stepBudget}
-	return same(parseValue(p, b, 0), parseValue(g, b, 0), b)
 }

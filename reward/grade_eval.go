@@ -21,7 +21,12 @@ const stepBudget = 200_000
 var errBudget = errors.New("reward: comparison budget spent")
 
 // budget counts the steps left to one comparison.
-type budget struct{ left int }
+type budget struct {
+	left int
+	// lax compares ordered tuples as multisets and ignores their names. It
+	// is only set to explain a rejection (see Grade), never to accept.
+	lax bool
+}
 
 // spend takes n steps and reports whether any were left.
 func (b *budget) spend(n int) bool {
@@ -278,12 +283,17 @@ func sameExpr(x, y *expr, b *budget) bool {
 }
 
 // sameEquation reports whether l1 = r1 and l2 = r2 are the same equation
-// up to a non-zero factor: l1 - r1 and l2 - r2 are proportional at every
-// evaluation point where both are finite (at least half of them), and not
-// constant.
+// up to a non-zero factor (see proportional).
 func sameEquation(l1, r1, l2, r2 *expr, b *budget) bool {
 	d1 := &expr{op: opSub, args: []*expr{l1, r1}}
 	d2 := &expr{op: opSub, args: []*expr{l2, r2}}
+	return proportional(d1, d2, false, b)
+}
+
+// proportional reports whether d1 and d2 are proportional, by a positive
+// factor when positive is set: at every evaluation point where both are
+// finite (at least half of them), and not constant.
+func proportional(d1, d2 *expr, positive bool, b *budget) bool {
 	if !hasVar(d1) && !hasVar(d2) {
 		return false
 	}
@@ -307,6 +317,9 @@ func sameEquation(l1, r1, l2, r2 *expr, b *budget) bool {
 		}
 	}
 	if len(xs) < numPoints/2 || ref < 0 {
+		return false
+	}
+	if ratio := xs[ref] / ys[ref]; positive && (real(ratio) <= 0 || math.Abs(imag(ratio)) > relTol*cmplx.Abs(ratio)) {
 		return false
 	}
 	varies := false

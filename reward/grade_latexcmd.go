@@ -13,6 +13,9 @@ var functions = map[string]string{
 	"ln": "ln", "log": "ln", "lg": "log10", "exp": "exp",
 }
 
+// trigonometric are the functions whose argument may be in degrees.
+var trigonometric = map[string]bool{"sin": true, "cos": true, "tan": true, "cot": true, "sec": true, "csc": true}
+
 // inverses maps f to the function written f^{-1}.
 var inverses = map[string]string{"sin": "arcsin", "cos": "arccos", "tan": "arctan"}
 
@@ -52,6 +55,11 @@ func (p *exprParser) command() (*expr, error) {
 		return unaryNode(opCeil, x, err)
 	case "infty":
 		return &expr{op: opConst, name: constInf}, nil
+	case "angle":
+		return p.angle()
+	}
+	if decorations[name] {
+		return p.decorated(name)
 	}
 	return p.named(name)
 }
@@ -141,7 +149,13 @@ func (p *exprParser) function(fn string) (*expr, error) {
 			base = x
 		}
 	}
+	if trigonometric[fn] {
+		p.trig++
+	}
 	arg, err := p.funcArg()
+	if trigonometric[fn] {
+		p.trig--
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -205,3 +219,47 @@ func commandName(s string) string {
 	}
 	return s[1:i]
 }
+
+// subscript reads _x or _{…} and returns its text without braces.
+func (p *exprParser) subscript() (string, error) {
+	if p.peek() != '_' {
+		return "", nil
+	}
+	p.pos++
+	if p.peek() == '{' {
+		end := closingBrace(p.s, p.pos)
+		if end < 0 || end == p.pos+1 {
+			return "", errSyntax
+		}
+		sub := p.s[p.pos+1 : end]
+		p.pos = end + 1
+		return sub, nil
+	}
+	if c := p.peek(); isDigit(c) || isLetter(c) {
+		p.pos++
+		return string(c), nil
+	}
+	return "", errSyntax
+}
+
+// closingBrace returns the index of the '}' matching the '{' at s[i], or
+// -1. Escaped braces (\{ and \}) are not braces.
+func closingBrace(s string, i int) int {
+	depth := 0
+	for j := i; j < len(s); j++ {
+		switch s[j] {
+		case '\\':
+			j++
+		case '{':
+			depth++
+		case '}':
+			if depth--; depth == 0 {
+				return j
+			}
+		}
+	}
+	return -1
+}
+
+func isDigit(c byte) bool  { return '0' <= c && c <= '9' }
+func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }

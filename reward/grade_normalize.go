@@ -1,7 +1,6 @@
 package reward
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -14,17 +13,17 @@ import (
 var normalizers = []func(string) string{
 	strings.TrimSpace,
 	stripDelimiters,
-	symbols.Replace,
+	dropGroupSeparators,
+	replaceSymbols,
 	replaceCommands,
 	unwrapWhole(`\boxed`),
 	unwrapWhole(`\fbox`),
 	dropTrailingText,
-	unwrapAll(`\text`, `\textbf`, `\textrm`, `\textit`, `\textsf`, `\texttt`, `\textnormal`,
+	unwrapAll(`\boxed`, `\fbox`, `\text`, `\textbf`, `\textrm`, `\textit`, `\textsf`, `\texttt`, `\textnormal`,
 		`\mathrm`, `\mathbf`, `\mathit`, `\mathsf`, `\mbox`, `\emph`, `\hbox`, `\operatorname`),
 	removeSpace,
 	trimPeriod,
 	dropUnitWord,
-	dropBase,
 }
 
 // normalize returns the canonical spelling of an answer; it is idempotent.
@@ -41,23 +40,36 @@ func normalize(s string) string {
 }
 
 // symbols maps spellings that are not commands to shorter canonical ones:
-// dollar signs go (math delimiters and currency alike), LaTeX spacing and
-// degree signs go, {,} is a thousands comma, and a few Unicode operators
-// become ASCII. Earlier pairs win at a position.
+// dollar signs go (math delimiters and currency alike), LaTeX spacing goes,
+// every spelling of a degree sign is °, {,} is a comma, and a few Unicode
+// operators become ASCII. Earlier pairs win at a position.
 var symbols = strings.NewReplacer(
 	`\\`, `\\`, `\{`, `\{`, `\}`, `\}`, // escapes are kept whole: \\ is a row break, not \ then a space
 	`\$`, ``, `$`, ``, `{,}`, `,`, `\!`, ``, `\,`, ``, `\;`, ``, `\:`, ``, `\ `, ``, `~`, ``,
-	`^\circ`, ``, `^{\circ}`, ``, `^{\circ }`, ``, `°`, ``, `\%`, `%`,
+	`^\circ`, `°`, `^{\circ}`, `°`, `^{\circ }`, `°`, `^°`, `°`, `^{°}`, `°`, `\%`, `%`,
 	`−`, `-`, `×`, `*`, `·`, `*`, `÷`, `/`, `≤`, `<=`, `≥`, `>=`, `≠`, `!=`,
 	`\left.`, ``, `\right.`, ``, `^{}`, ``, `\infinity`, `∞`, `infinity`, `∞`, `Infinity`, `∞`,
 )
+
+// symbolStarts holds the first characters of the keys of symbols, but for
+// the letters of infinity.
+const symbolStarts = "\\$~^{−×·÷≤≥≠"
+
+// replaceSymbols applies symbols, skipping answers that hold none of them.
+func replaceSymbols(s string) string {
+	if !strings.ContainsAny(s, symbolStarts) && !strings.Contains(s, "nfinity") {
+		return s
+	}
+	return symbols.Replace(s)
+}
 
 // commands maps whole command names (a backslash and letters, not followed
 // by another letter) to shorter canonical spellings.
 var commands = map[string]string{
 	"dfrac": `\frac`, "tfrac": `\frac`, "cfrac": `\frac`, "dbinom": `\binom`, "tbinom": `\binom`,
 	"left": "", "right": "", "bigl": "", "bigr": "", "Bigl": "", "Bigr": "", "big": "", "Big": "",
-	"displaystyle": "", "quad": "", "qquad": "", "degree": "", "circ": "",
+	"displaystyle": "", "quad": "", "qquad": "", "degree": "°", "textdegree": "°", "circ": "",
+	"thinspace": "", "medspace": "", "thickspace": "", "enspace": "", "negthinspace": "", "lor": "∨", "vee": "∨",
 	"pi": "π", "infty": "∞", "cdot": "*", "times": "*", "ast": "*", "div": "/", "pm": "±",
 	"cup": "∪", "geq": ">=", "ge": ">=", "geqslant": ">=", "leq": "<=", "le": "<=", "leqslant": "<=",
 	"neq": "!=", "ne": "!=", "lbrace": `\{`, "rbrace": `\}`, "langle": "(", "rangle": ")",
@@ -117,18 +129,19 @@ func stripDelimiters(s string) string {
 // unwrapWhole returns a normalizer that replaces cmd{x} by x, as many
 // layers as there are, while it spans the whole answer.
 func unwrapWhole(cmd string) func(string) string {
+	open := cmd + "{"
 	return func(s string) string {
-		if !strings.HasPrefix(s, cmd+"{") {
+		if !strings.HasPrefix(s, open) {
 			return s
 		}
 		match := matchBraces(s) // indices into s; the window [lo, hi) shrinks
 		lo, hi := 0, len(s)
-		for strings.HasPrefix(s[lo:hi], cmd+"{") {
-			open := lo + len(cmd)
-			if match[open] != hi-1 {
+		for strings.HasPrefix(s[lo:hi], open) {
+			at := lo + len(cmd)
+			if match[at] != hi-1 {
 				break
 			}
-			lo, hi = open+1, hi-1
+			lo, hi = at+1, hi-1
 		}
 		return s[lo:hi]
 	}
@@ -173,19 +186,35 @@ func dropTrailingText(s string) string {
 // occurrences are left alone.
 func unwrapAll(cmds ...string) func(string) string {
 	return func(s string) string {
-		if !strings.Contains(s, "{") {
+		first := -1
+		for i := strings.IndexByte(s, '\\'); i >= 0 && i < len(s); {
+			if commandAt(s, i, cmds) != "" {
+				first = i
+				break
+			}
+			j := strings.IndexByte(s[i+1:], '\\')
+			if j < 0 {
+				break
+			}
+			i += 1 + j
+		}
+		if first < 0 {
 			return s
 		}
 		match := matchBraces(s)
-		drop := map[int]bool{} // closing braces of unwrapped commands
+		var drop []bool // closing braces of unwrapped commands
 		var b strings.Builder
-		for i := 0; i < len(s); {
-			if drop[i] {
+		b.WriteString(s[:first])
+		for i := first; i < len(s); {
+			if drop != nil && drop[i] {
 				i++
 				continue
 			}
 			if cmd := commandAt(s, i, cmds); cmd != "" {
 				if close := match[i+len(cmd)]; close >= 0 {
+					if drop == nil {
+						drop = make([]bool, len(s))
+					}
 					drop[close] = true
 					i += len(cmd) + 1
 					continue
@@ -193,6 +222,9 @@ func unwrapAll(cmds ...string) func(string) string {
 			}
 			b.WriteByte(s[i])
 			i++
+		}
+		if drop == nil {
+			return s
 		}
 		return b.String()
 	}
@@ -206,7 +238,7 @@ func commandAt(s string, i int, cmds []string) string {
 	}
 	best := ""
 	for _, c := range cmds {
-		if len(c) > len(best) && strings.HasPrefix(s[i:], c+"{") {
+		if end := i + len(c); len(c) > len(best) && end < len(s) && s[end] == '{' && s[i:end] == c {
 			best = c
 		}
 	}
@@ -214,7 +246,9 @@ func commandAt(s string, i int, cmds []string) string {
 }
 
 // removeSpace deletes whitespace, except that one whitespace character
-// stays between a command name and a letter (\cot x is not \cotx).
+// stays between a command name and a letter (\cot x is not \cotx), and
+// after a comma between digits where three digits follow (1, 234 is a list
+// of two numbers, not 1,234).
 func removeSpace(s string) string {
 	if !strings.ContainsFunc(s, unicode.IsSpace) {
 		return s
@@ -235,11 +269,63 @@ func removeSpace(s string) string {
 			}
 			j += n2
 		}
-		if j < len(s) && isLetter(s[j]) && endsWithCommand(s[:i]) {
+		if j < len(s) && isLetter(s[j]) && endsWithCommand(s[:i]) || listCommaAt(s, i, j) {
 			b.WriteString(s[i : i+n])
 		}
 		i = j
 	}
+	return b.String()
+}
+
+// listCommaAt reports whether the whitespace s[i:j] follows a comma that
+// follows a digit, and is followed by exactly three digits: a space that
+// tells a list from a thousands separator.
+func listCommaAt(s string, i, j int) bool {
+	return i >= 2 && s[i-1] == ',' && isDigit(s[i-2]) && threeDigits(s[j:])
+}
+
+// threeDigits reports whether s starts with exactly three digits.
+func threeDigits(s string) bool {
+	return len(s) >= 3 && isDigit(s[0]) && isDigit(s[1]) && isDigit(s[2]) && (len(s) == 3 || !isDigit(s[3]))
+}
+
+// groupSeparators are LaTeX spellings that separate groups of digits.
+var groupSeparators = []string{`{,}`, `,\!`}
+
+// dropGroupSeparators removes {,} and ,\! (and spaces after them) between
+// a digit and exactly three digits: they separate thousands, so 1{,}000 is
+// 1000 even inside a tuple, where a plain comma would separate items.
+// Other occurrences are left to symbols.
+func dropGroupSeparators(s string) string {
+	if !strings.Contains(s, `{,}`) && !strings.Contains(s, `,\!`) {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for i := 1; i < len(s); i++ {
+		if !isDigit(s[i-1]) {
+			continue
+		}
+		for _, sep := range groupSeparators {
+			if !strings.HasPrefix(s[i:], sep) {
+				continue
+			}
+			j := i + len(sep)
+			for j < len(s) && s[j] == ' ' {
+				j++
+			}
+			if threeDigits(s[j:]) {
+				b.WriteString(s[last:i])
+				last = j
+				i = j - 1
+			}
+			break
+		}
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
 	return b.String()
 }
 
@@ -289,15 +375,4 @@ func dropUnitWord(s string) string {
 		return s
 	}
 	return body[:i]
-}
-
-var baseRe = regexp.MustCompile(`^([0-9]+)_(?:\{[0-9]+\}|[0-9])$`)
-
-// dropBase writes a numeral with a base subscript (204_5, 4210_{5}) as its
-// digits: the question names the base, so 204 answers it too.
-func dropBase(s string) string {
-	if m := baseRe.FindStringSubmatch(s); m != nil {
-		return m[1]
-	}
-	return s
 }

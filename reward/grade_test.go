@@ -1,9 +1,9 @@
 package reward
 
 import (
-	"bufio"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -34,6 +34,20 @@ func TestExtract(t *testing.T) {
 		{"boxed token at end", `hence \boxed 12`, "12", true},
 		{"boxed without argument", `\boxed`, "", false},
 		{"boxed command only", `\boxedx`, "", false},
+		{"boxed token in braces", `\textbf{\boxed 5}.`, "5", true},
+		{"boxed token in a group", `{\boxed 5}`, "5", true},
+		{"boxed token with braces", `\boxed {\frac12}`, `\frac12`, true},
+		{"boxed token with its own group", `so \boxed \frac{1}{2}.`, `\frac{1}{2}.`, true},
+		{"boxed in text", `\text{Answer: \boxed{12}}`, "12", true},
+		{"boxed in a group", `$\text{Final: }{\boxed{5}}$`, "5", true},
+		{"boxed in bold math", `\textbf{Final answer: $\boxed{12}$}`, "12", true},
+		{"boxed in boxed", `\boxed{\boxed{5}}`, "5", true},
+		{"boxed in an equation box", `\boxed{m+n=\boxed{104}}`, "104", true},
+		{"escaped braces", `\boxed{\{1,2\}}`, `\{1,2\}`, true},
+		{"escaped open brace only", `\boxed{\{1,2}`, `\{1,2`, true},
+		{"escaped close brace only", `\boxed{3\}}`, `3\}`, true},
+		{"escaped brace in text", `\boxed{\text{\{}a}`, `\text{\{}a`, true},
+		{"row break before brace", `\boxed{\begin{pmatrix}1\\{2}\end{pmatrix}}`, `\begin{pmatrix}1\\{2}\end{pmatrix}`, true},
 		{"fbox", `\fbox{10}`, "10", true},
 		{"fbox after boxed", `\boxed{1} then \fbox{2}`, "2", true},
 		{"boxed after fbox", `\fbox{1} then \boxed{2}`, "2", true},
@@ -70,41 +84,69 @@ func TestExtractCustomTags(t *testing.T) {
 	}
 }
 
-// TestEqualPairs reads the grader pairs in testdata/equal.tsv and checks
-// each in both orders.
-func TestEqualPairs(t *testing.T) {
-	file, err := os.Open("testdata/equal.tsv")
+// pairFiles are the files of grader pairs: testdata/equal.tsv and one
+// file per form, testdata/equal_*.tsv.
+func pairFiles(t testing.TB) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("testdata", "equal*.tsv"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no grader pairs under testdata: %v", err)
+	}
+	return files
+}
+
+// gradePair is one line of a pair file.
+type gradePair struct {
+	file       string
+	line       int
+	want       bool
+	pred, gold string
+}
+
+// readPairs reads a pair file: lines of want (1 equal, 0 not), pred and
+// gold, tab-separated; lines starting with # are comments.
+func readPairs(t testing.TB, path string) []gradePair {
+	t.Helper()
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer file.Close()
-	sc := bufio.NewScanner(file)
-	n := 0
-	for line := 1; sc.Scan(); line++ {
-		text := sc.Text()
+	var pairs []gradePair
+	for i, text := range strings.Split(strings.TrimSuffix(string(data), "\n"), "\n") {
 		if strings.HasPrefix(text, "#") || text == "" {
 			continue
 		}
 		fields := strings.Split(text, "\t")
 		if len(fields) != 3 || (fields[0] != "0" && fields[0] != "1") {
-			t.Fatalf("line %d: want 3 tab-separated fields starting with 0 or 1, got %q", line, text)
+			t.Fatalf("%s:%d: want 3 tab-separated fields starting with 0 or 1, got %q", path, i+1, text)
 		}
-		want, pred, gold := fields[0] == "1", fields[1], fields[2]
-		n++
-		t.Run(pred+"|"+gold, func(t *testing.T) {
-			if got := Equal(pred, gold); got != want {
-				t.Errorf("line %d: Equal(%q, %q) = %v, want %v", line, pred, gold, got, want)
-			}
-			if got := Equal(gold, pred); got != want {
-				t.Errorf("line %d: Equal(%q, %q) = %v, want %v", line, gold, pred, got, want)
+		pairs = append(pairs, gradePair{filepath.Base(path), i + 1, fields[0] == "1", fields[1], fields[2]})
+	}
+	return pairs
+}
+
+// TestEqualPairs reads the grader pairs of every pair file and checks each
+// in both orders.
+func TestEqualPairs(t *testing.T) {
+	n := 0
+	for _, path := range pairFiles(t) {
+		pairs := readPairs(t, path)
+		n += len(pairs)
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			for _, p := range pairs {
+				t.Run(p.pred+"|"+p.gold, func(t *testing.T) {
+					if got := Equal(p.pred, p.gold); got != p.want {
+						t.Errorf("%s:%d: Equal(%q, %q) = %v, want %v", p.file, p.line, p.pred, p.gold, got, p.want)
+					}
+					if got := Equal(p.gold, p.pred); got != p.want {
+						t.Errorf("%s:%d: Equal(%q, %q) = %v, want %v", p.file, p.line, p.gold, p.pred, got, p.want)
+					}
+				})
 			}
 		})
 	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if n < 150 {
-		t.Errorf("only %d grader pairs, want at least 150", n)
+	if n < 600 {
+		t.Errorf("only %d grader pairs, want at least 600", n)
 	}
 }
 

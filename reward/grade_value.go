@@ -1,16 +1,14 @@
 package reward
 
 import (
-	"math/big"
 	"regexp"
-	"sort"
 	"strings"
 )
 
 // The structure of an answer: a scalar, an ordered tuple or interval, an
 // unordered set of solutions, a union of intervals, a matrix, an equation,
-// or plain text. parseValue reads a normalised answer into a value; same
-// compares two values.
+// an inequality, or plain text. parseValue reads a normalised answer into
+// a value; same compares two values.
 
 type valueKind uint8
 
@@ -22,19 +20,33 @@ const (
 	vUnion              // items in any order, joined by ∪
 	vMatrix             // rows of cells
 	vEquation           // lhs = rhs
+	vIneq               // a chain of < and ≤ (> and ≥ reversed)
 )
 
 type value struct {
 	kind        valueKind
 	text        string // the normalised answer this value was read from
+	failed      bool   // text because it looked like math but could not be read
 	x           *expr
 	percent     bool
 	pm          bool   // a set read from a ± b, spliced into an enclosing list
-	name        string // v of v = x
+	name        string // v of v = x (a variable, a function or an expression), or of v \in S
 	lhs, rhs    *expr
+	base        int      // the base of a numeral with a subscript (101_2), else 0
+	numeral     string   // the digits, without leading zeros, of an unsigned integer or based numeral
+	names       []string // of a tuple of names equal to a tuple, (x,y) = (1,2): each item's name
+	assign      bool     // a set of named values of distinct names (x = 1, y = 2): an assignment
 	open, close byte
 	items       []*value
 	rows        [][]*value
+	ineq        *inequality
+}
+
+// inequality is the chain of an inequality value.
+type inequality struct {
+	parts    []*expr // smallest first
+	strict   []bool  // strict[i]: parts[i] < parts[i+1], not ≤
+	interval *value  // of an inequality of one variable: x > 3 is (3, ∞)
 }
 
 // Limits of the structure of one answer.
@@ -52,9 +64,8 @@ var (
 // parseValue reads the normalised answer s. Anything it cannot read is
 // text, compared as a string.
 func parseValue(s string, b *budget, depth int) *value {
-	text := &value{kind: vText, text: s}
 	if depth > maxValueDepth || s == "" || !b.spend(1+len(s)/16) {
-		return text
+		return &value{kind: vText, text: s}
 	}
 	if v := parseMatrix(s, b, depth); v != nil {
 		return v
@@ -65,11 +76,13 @@ func parseValue(s string, b *budget, depth int) *value {
 	if thousandsRe.MatchString(s) {
 		return parseScalar(s, strings.ReplaceAll(s, ",", ""), b)
 	}
-	if parts := splitTop(s, ","); len(parts) > 1 {
-		return &value{kind: vSet, text: s, items: flattenPM(parseAll(parts, b, depth))}
+	if parts := joinThousands(splitTop(s, ",")); len(parts) > 1 {
+		return newSet(s, flattenPM(parseAll(parts, b, depth)))
+	} else if parts[0] != s {
+		return parseValue(parts[0], b, depth+1)
 	}
 	if inner, ok := enclosed(s, `\{`, `\}`); ok {
-		return &value{kind: vSet, text: s, items: flattenPM(parseAll(splitTop(inner, ","), b, depth))}
+		return newSet(s, flattenPM(parseAll(splitTop(inner, ","), b, depth)))
 	}
 	if v := parseRelation(s, b, depth); v != nil {
 		return v
@@ -87,7 +100,10 @@ func parseValue(s string, b *budget, depth int) *value {
 		return expandPM(s, b, depth)
 	}
 	if isWord(s) {
-		return text
+		return &value{kind: vText, text: s}
+	}
+	if v := parseNumeral(s); v != nil {
+		return v
 	}
 	if p, ok := strings.CutSuffix(s, "%"); ok {
 		v := parseScalar(s, p, b)
@@ -97,21 +113,84 @@ func parseValue(s string, b *budget, depth int) *value {
 	return parseScalar(s, s, b)
 }
 
+// newSet is the set of items read from s. Named values of distinct names
+// make an assignment (x = 1, y = 2), compared name by name; others, such
+// as x = 1, x = 2, are solutions in any order.
+func newSet(s string, items []*value) *value {
+	v := &value{kind: vSet, text: s, items: items}
+	seen := map[string]bool{}
+	for _, it := range items {
+		if it.kind != vScalar || it.name == "" || seen[it.name] {
+			return v
+		}
+		seen[it.name] = true
+	}
+	v.assign = len(items) > 1
+	return v
+}
+
+// joinThousands joins the items of a list split at commas back into a
+// number where the commas separate thousands: an item that ends in one to
+// three digits after something that is not a number (x=1 of x=1,000),
+// followed by items of exactly three digits, the last of which may end in
+// something else (000\% of 1,000\%). A list of plain numbers (1,2,100)
+// is left alone, as is an item that starts with a space (1, 234).
+func joinThousands(parts []string) []string {
+	if len(parts) < 2 {
+		return parts
+	}
+	out := []string{parts[0]}
+	for i := 1; i < len(parts); i++ {
+		j := i
+		for j < len(parts) && threeDigits(parts[j]) && (j == i || len(parts[j-1]) == 3) {
+			j++
+		}
+		prev := out[len(out)-1]
+		lead := leadingGroup(prev)
+		suffixed := len(parts[j-1]) > 3
+		if j > i && lead > 0 && (lead < len(prev) || suffixed) {
+			out[len(out)-1] = prev + strings.Join(parts[i:j], "")
+			i = j - 1
+			continue
+		}
+		out = append(out, parts[i])
+	}
+	return out
+}
+
+// leadingGroup returns the length of the one to three digits that end s
+// after a character that is neither a digit nor a decimal point, or 0.
+func leadingGroup(s string) int {
+	n := 0
+	for n < len(s) && isDigit(s[len(s)-1-n]) {
+		n++
+	}
+	if n == 0 || n > 3 || n < len(s) && s[len(s)-1-n] == '.' {
+		return 0
+	}
+	return n
+}
+
 func parseAll(parts []string, b *budget, depth int) []*value {
 	vs := make([]*value, len(parts))
 	for i, p := range parts {
-		vs[i] = parseValue(p, b, depth+1)
+		vs[i] = parseValue(strings.TrimSpace(p), b, depth+1)
 	}
 	return vs
 }
 
-// parseScalar reads src as an expression; the value keeps text.
+// parseScalar reads src as an expression; the value keeps text. The
+// digits of an unsigned integer literal are its numeral.
 func parseScalar(text, src string, b *budget) *value {
 	x, err := parseExpr(src, b)
 	if err != nil {
-		return &value{kind: vText, text: text}
+		return unreadable(text)
 	}
-	return &value{kind: vScalar, text: text, x: x}
+	v := &value{kind: vScalar, text: text, x: x}
+	if isDigits(src) {
+		v.numeral = numeralDigits(src)
+	}
+	return v
 }
 
 // isWord reports whether s is three or more letters: a word, not a
@@ -126,46 +205,6 @@ func isWord(s string) bool {
 		}
 	}
 	return true
-}
-
-// parseRelation reads v = x (a named value: the value of x, remembering
-// the equation), v \in S (the value of S), or any other equation a = b.
-// Inequalities stay text. It returns nil when s holds no relation.
-func parseRelation(s string, b *budget, depth int) *value {
-	if i := indexIn(s); i > 0 && varNameRe.MatchString(s[:i]) {
-		return parseValue(s[i+len(`\in`):], b, depth+1)
-	}
-	parts := splitTop(s, "=")
-	if len(parts) == 1 {
-		return nil
-	}
-	if len(parts) != 2 || parts[0] == "" || parts[1] == "" || strings.ContainsAny(s, "<>") || strings.Contains(s, "!=") {
-		return &value{kind: vText, text: s}
-	}
-	lhs, err := parseExpr(parts[0], b)
-	if varNameRe.MatchString(parts[0]) {
-		v := parseValue(parts[1], b, depth+1)
-		if v.kind == vScalar && err == nil {
-			v.text, v.name, v.lhs, v.rhs = s, parts[0], lhs, v.x
-		}
-		return v
-	}
-	rhs, err2 := parseExpr(parts[1], b)
-	if err != nil || err2 != nil {
-		return &value{kind: vText, text: s}
-	}
-	return &value{kind: vEquation, text: s, lhs: lhs, rhs: rhs}
-}
-
-// indexIn returns the index of a top-level \in command (not \infty or
-// \int), or -1.
-func indexIn(s string) int {
-	for _, i := range topIndices(s, `\in`) {
-		if j := i + len(`\in`); j == len(s) || !isLetter(s[j]) {
-			return i
-		}
-	}
-	return -1
 }
 
 // expandPM reads a ± b as the set {a + b, a - b}, for up to maxPM signs.
@@ -198,10 +237,11 @@ func flattenPM(vs []*value) []*value {
 var matrixEnvs = []string{"pmatrix", "bmatrix", "Bmatrix", "vmatrix", "Vmatrix", "smallmatrix", "matrix", "array"}
 
 // parseMatrix reads \begin{env}…\end{env} for a matrix environment, rows
-// split by \\ and cells by &, or returns nil.
+// split by \\ and cells by &, or a scalar times one (\frac{1}{5}\begin{…}),
+// or returns nil.
 func parseMatrix(s string, b *budget, depth int) *value {
 	if !strings.HasPrefix(s, `\begin{`) {
-		return nil
+		return parseScaledMatrix(s, b, depth)
 	}
 	for _, env := range matrixEnvs {
 		body, ok := strings.CutPrefix(s, `\begin{`+env+`}`)
@@ -223,6 +263,41 @@ func parseMatrix(s string, b *budget, depth int) *value {
 		return v
 	}
 	return nil
+}
+
+// parseScaledMatrix reads c\begin{env}…\end{env}, a scalar c or a minus
+// sign (and an optional *) before a matrix whose cells are scalars, as the
+// matrix of the cells times c; or returns nil.
+func parseScaledMatrix(s string, b *budget, depth int) *value {
+	i := strings.Index(s, `\begin{`)
+	if i <= 0 || !strings.HasSuffix(s, "}") {
+		return nil
+	}
+	prefix := strings.TrimSuffix(s[:i], "*")
+	src := prefix
+	if src == "-" {
+		src = "-1"
+	}
+	c, err := parseExpr(src, b)
+	if err != nil {
+		return nil
+	}
+	m := parseMatrix(s[i:], b, depth)
+	if m == nil {
+		return nil
+	}
+	scaled := &value{kind: vMatrix, text: s}
+	for _, row := range m.rows {
+		cells := make([]*value, len(row))
+		for j, cell := range row {
+			if cell.kind != vScalar || cell.base != 0 {
+				return nil
+			}
+			cells[j] = &value{kind: vScalar, text: prefix + "*(" + cell.text + ")", x: &expr{op: opMul, args: []*expr{c, cell.x}}}
+		}
+		scaled.rows = append(scaled.rows, cells)
+	}
+	return scaled
 }
 
 // splitTop splits s at each sep outside brackets and braces.
@@ -285,150 +360,4 @@ func enclosed(s, open, close string) (string, bool) {
 		}
 	}
 	return s[len(open) : len(s)-len(close)], depth == 1
-}
-
-// same reports whether two values are the same answer. The rules are
-// symmetric; kinds are ordered so that each pair of kinds has one case.
-func same(a, b *value, bud *budget) bool {
-	if a.text == b.text {
-		return true
-	}
-	if !bud.spend(1) {
-		return false
-	}
-	if a.kind > b.kind {
-		a, b = b, a
-	}
-	switch {
-	case a.kind == vText:
-		return b.kind == vText && strings.EqualFold(a.text, b.text)
-	case a.kind == vScalar && b.kind == vScalar:
-		return sameScalar(a, b, bud)
-	case a.kind == vScalar && b.kind == vSet:
-		return len(b.items) == 1 && same(a, b.items[0], bud)
-	case a.kind == vScalar && b.kind == vEquation:
-		return a.lhs != nil && sameEquation(a.lhs, a.rhs, b.lhs, b.rhs, bud)
-	case a.kind == vSeq && b.kind == vSeq:
-		return a.open == b.open && a.close == b.close && sameList(a.items, b.items, bud)
-	case a.kind == vSeq && b.kind == vMatrix:
-		return a.open == '(' && a.close == ')' && sameList(a.items, vectorCells(b), bud)
-	case a.kind == b.kind && (a.kind == vSet || a.kind == vUnion):
-		return sameMultiset(a.items, b.items, bud)
-	case a.kind == vMatrix && b.kind == vMatrix:
-		return sameMatrix(a.rows, b.rows, bud)
-	case a.kind == vEquation && b.kind == vEquation:
-		return sameEquation(a.lhs, a.rhs, b.lhs, b.rhs, bud)
-	}
-	return false
-}
-
-// sameScalar compares two scalars. Named values (x = 5) of different
-// names differ. A percentage equals another percentage of the same value;
-// against a plain number, p% equals both p and p/100.
-func sameScalar(a, b *value, bud *budget) bool {
-	if a.name != "" && b.name != "" && a.name != b.name {
-		return false
-	}
-	if a.percent == b.percent {
-		return sameExpr(a.x, b.x, bud)
-	}
-	if b.percent {
-		a, b = b, a
-	}
-	hundredth := &expr{op: opDiv, args: []*expr{a.x, {op: opNum, num: big.NewRat(100, 1)}}}
-	return sameExpr(a.x, b.x, bud) || sameExpr(hundredth, b.x, bud)
-}
-
-func sameList(xs, ys []*value, bud *budget) bool {
-	if len(xs) != len(ys) {
-		return false
-	}
-	for i := range xs {
-		if !same(xs[i], ys[i], bud) {
-			return false
-		}
-	}
-	return true
-}
-
-// vectorCells returns the cells of a one-row or one-column matrix, or nil.
-func vectorCells(m *value) []*value {
-	var cells []*value
-	for _, row := range m.rows {
-		if len(row) != 1 && len(m.rows) != 1 {
-			return nil
-		}
-		cells = append(cells, row...)
-	}
-	return cells
-}
-
-func sameMatrix(xs, ys [][]*value, bud *budget) bool {
-	if len(xs) != len(ys) {
-		return false
-	}
-	for i := range xs {
-		if !sameList(xs[i], ys[i], bud) {
-			return false
-		}
-	}
-	return true
-}
-
-// sameMultiset reports whether xs and ys can be paired off into equal
-// items (a perfect bipartite matching, found by augmenting paths).
-func sameMultiset(xs, ys []*value, bud *budget) bool {
-	n := len(xs)
-	if n != len(ys) {
-		return false
-	}
-	if sortedTexts(xs) == sortedTexts(ys) {
-		return true
-	}
-	if n > maxItems {
-		return false
-	}
-	known := make([]int8, n*n) // 0 unknown, 1 equal, 2 not
-	eq := func(i, j int) bool {
-		if known[i*n+j] == 0 {
-			known[i*n+j] = 2
-			if same(xs[i], ys[j], bud) {
-				known[i*n+j] = 1
-			}
-		}
-		return known[i*n+j] == 1
-	}
-	owner := make([]int, n) // owner[j]: the x paired with ys[j], or -1
-	for j := range owner {
-		owner[j] = -1
-	}
-	var augment func(i int, seen []bool) bool
-	augment = func(i int, seen []bool) bool {
-		for j := range n {
-			if seen[j] || bud.left < 0 || !eq(i, j) {
-				continue
-			}
-			seen[j] = true
-			if owner[j] < 0 || augment(owner[j], seen) {
-				owner[j] = i
-				return true
-			}
-		}
-		return false
-	}
-	for i := range n {
-		if !augment(i, make([]bool, n)) {
-			return false
-		}
-	}
-	return bud.left >= 0
-}
-
-func sortedTexts(vs []*value) string {
-	ts := make([]string, len(vs))
-	for i, v := range vs {
-		ts[i] = v.text
-	}
-	sort.Strings(ts)
-	return strings.Join(ts, "\x00")
 }

@@ -11,20 +11,27 @@ import (
 // is π, \infty is ∞, \cdot and \times are *, \div is /, \left and \right
 // are gone. Grammar, loosest first:
 //
+//	answer  = sum [\choose sum]
 //	sum     = term {("+" | "-") term}
 //	term    = unary {("*" | "/") unary | power}     juxtaposition multiplies
 //	unary   = {"-" | "+"} power
 //	power   = postfix ["^" exponent]                right-associative
-//	postfix = primary {"!"}
+//	postfix = primary {"!" | "°" | "²" | "³"}
 //	primary = number | letter [subscript] | π | ∞ | "(" sum ")" | "[" sum "]"
-//	        | "{" sum "}" | "\{" sum "\}" | "|" sum "|" | \frac A B | \sqrt[n] A
-//	        | \binom A B | \lfloor sum \rfloor | \lceil sum \rceil | function
+//	        | "{" sum [\choose sum] "}" | "\{" sum "\}" | "|" sum "|"
+//	        | \frac A B | \sqrt[n] A | \binom A B | binomial
+//	        | \lfloor sum \rfloor | \lceil sum \rceil | \angle name | function
 //
 // A command argument (A, B) is a braced group or one token, so \frac12 is
 // 1/2 and \sqrt2x is √2·x. An integer followed by a fraction of integers is
-// a mixed number (1\frac{1}{2} is 3/2). The letters e and i are Euler's
-// number and the imaginary unit; other letters, optionally subscripted, and
-// Greek letters are variables.
+// a mixed number (1\frac{1}{2} is 3/2). A number may carry a decimal
+// exponent (1.5e3, 2E-4; see sciExponent). The letters e and i are Euler's
+// number and the imaginary unit; other letters, optionally subscripted,
+// Greek letters, angles (\angle ABC) and decorated names (\overline{AB})
+// are variables. A degree sign converts degrees to radians inside the
+// argument of a trigonometric function and is dropped elsewhere (30° is
+// 30, \sin 30° is 1/2). Besides \binom and \choose, a binomial is written
+// C(n,k), {}^nC_k or {}_nC_k, or C_n^k and C^k_n with integers n ≥ k ≥ 0.
 
 // exprOp is the operation of an expression node.
 type exprOp uint8
@@ -80,6 +87,7 @@ type exprParser struct {
 	depth int
 	bars  int // open |…| groups
 	exps  int // open exponents, where no mixed number is read
+	trig  int // open arguments of trigonometric functions, where ° is π/180
 	b     *budget
 }
 
@@ -88,6 +96,9 @@ type exprParser struct {
 func parseExpr(s string, b *budget) (*expr, error) {
 	p := &exprParser{s: s, b: b}
 	e, err := p.sum()
+	if err == nil {
+		e, err = p.choose(e)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -214,11 +225,26 @@ func (p *exprParser) exponent() (*expr, error) {
 func (p *exprParser) postfix() (*expr, error) {
 	x, err := p.primary()
 	for err == nil {
-		if p.space(); p.peek() != '!' {
+		p.space()
+		switch {
+		case p.peek() == '!':
+			p.pos++
+			x = &expr{op: opFact, args: []*expr{x}}
+		case p.at("°"):
+			p.pos += len("°")
+			if p.trig > 0 {
+				x = &expr{op: opMul, args: []*expr{x, radiansPerDegree}}
+			}
+		case p.at("²") || p.at("³"):
+			n := int64(2)
+			if p.at("³") {
+				n = 3
+			}
+			p.pos += len("²")
+			x = &expr{op: opPow, args: []*expr{x, {op: opNum, num: big.NewRat(n, 1)}}}
+		default:
 			return x, nil
 		}
-		p.pos++
-		x = &expr{op: opFact, args: []*expr{x}}
 	}
 	return nil, err
 }
@@ -240,7 +266,10 @@ func (p *exprParser) startsFactor() bool {
 
 func isValueCommand(name string) bool {
 	switch name {
-	case "frac", "sqrt", "binom", "lfloor", "lceil", "pi", "infty":
+	case "frac", "sqrt", "binom", "lfloor", "lceil", "pi", "infty", "angle":
+		return true
+	}
+	if decorations[name] {
 		return true
 	}
 	_, fn := functions[name]
@@ -261,7 +290,13 @@ func (p *exprParser) primary() (*expr, error) {
 		return p.group("(", ")")
 	case c == '[':
 		return p.group("[", "]")
-	case c == '{':
+	case c == '{' || c == '^' || c == '_':
+		if x, ok := p.prefixBinomial(); ok {
+			return x, nil
+		}
+		if c != '{' {
+			return nil, errSyntax
+		}
 		return p.group("{", "}")
 	case c == '|' && p.bars == 0:
 		p.bars++
@@ -301,10 +336,13 @@ func rootNode(x, index *expr, err error) (*expr, error) {
 	return &expr{op: opRoot, args: []*expr{x, index}}, nil
 }
 
-// group parses open sum close.
+// group parses open sum close; a brace group may hold n \choose k.
 func (p *exprParser) group(open, close string) (*expr, error) {
 	p.pos += len(open)
 	x, err := p.sum()
+	if err == nil && open == "{" {
+		x, err = p.choose(x)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -333,6 +371,9 @@ func (p *exprParser) number() (*expr, error) {
 	lit := strings.TrimSuffix(p.s[start:p.pos], ".")
 	if lit == "" || lit == "." || !p.b.spend(len(lit)/8) {
 		return nil, errSyntax
+	}
+	if exp, ok := p.sciExponent(lit); ok {
+		return scientific(lit, exp, p.b)
 	}
 	var r *big.Rat
 	if integer && len(lit) <= 18 { // fits an int64: skip the general parser
@@ -387,6 +428,11 @@ func (p *exprParser) word() (*expr, error) {
 	}
 	name := rest[:1]
 	p.pos++
+	if name == "C" {
+		if x, ok := p.binomialAfterC(); ok {
+			return x, nil
+		}
+	}
 	sub, err := p.subscript()
 	if err != nil {
 		return nil, err
@@ -401,44 +447,3 @@ func (p *exprParser) word() (*expr, error) {
 	}
 	return variable(name), nil
 }
-
-// subscript reads _x or _{…} and returns its text without braces.
-func (p *exprParser) subscript() (string, error) {
-	if p.peek() != '_' {
-		return "", nil
-	}
-	p.pos++
-	if p.peek() == '{' {
-		end := closingBrace(p.s, p.pos)
-		if end < 0 || end == p.pos+1 {
-			return "", errSyntax
-		}
-		sub := p.s[p.pos+1 : end]
-		p.pos = end + 1
-		return sub, nil
-	}
-	if c := p.peek(); isDigit(c) || isLetter(c) {
-		p.pos++
-		return string(c), nil
-	}
-	return "", errSyntax
-}
-
-// closingBrace returns the index of the '}' matching the '{' at s[i], or -1.
-func closingBrace(s string, i int) int {
-	depth := 0
-	for j := i; j < len(s); j++ {
-		switch s[j] {
-		case '{':
-			depth++
-		case '}':
-			if depth--; depth == 0 {
-				return j
-			}
-		}
-	}
-	return -1
-}
-
-func isDigit(c byte) bool  { return '0' <= c && c <= '9' }
-func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }

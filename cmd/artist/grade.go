@@ -26,10 +26,12 @@ type gradeIn struct {
 	Response json.RawMessage `json:"response"`
 }
 
-// gradeOut is one output line: a verdict, or the error of a bad line.
+// gradeOut is one output line: a verdict with its reason (one of the
+// reward.Reason constants), or the error of a bad line.
 type gradeOut struct {
 	Extracted *string `json:"extracted,omitempty"`
 	Equal     *bool   `json:"equal,omitempty"`
+	Reason    string  `json:"reason,omitempty"`
 	Line      int     `json:"line,omitempty"`
 	Error     string  `json:"error,omitempty"`
 }
@@ -44,7 +46,12 @@ func runGrade(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintln(stderr, "usage: artist grade [flags] < in.jsonl > out.jsonl\n\n"+
 			"Each input line is {\"gold\": G, \"pred\": P} (a final answer) or {\"gold\": G, \"response\": R}\n"+
 			"(a whole response to extract the answer from). Each output line, in order, is\n"+
-			"{\"extracted\": A, \"equal\": true|false}, or {\"line\": N, \"error\": E} for a bad line.")
+			"{\"extracted\": A, \"equal\": true|false, \"reason\": C}, or {\"line\": N, \"error\": E} for a bad line.\n"+
+			"C says why: same (equal once normalised), equivalent (equal by the math rules),\n"+
+			"mismatch, ordered-tuple (the same items in another order), shape (structures no rule\n"+
+			"compares), name (different named quantities), parse (not readable as math), budget\n"+
+			"(undecided within the work budget, so unequal), too-long, empty, or no-answer (the\n"+
+			"response holds no answer to extract).")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -105,6 +112,7 @@ func gradeLine(text []byte, line int, f rollout.Format) gradeOut {
 		return fail("gold must be a string or a number")
 	}
 	var extracted string
+	found := true
 	switch {
 	case !isNull(in.Pred) && !isNull(in.Response):
 		return fail("give pred or response, not both")
@@ -117,12 +125,15 @@ func gradeLine(text []byte, line int, f rollout.Format) gradeOut {
 		if err := json.Unmarshal(in.Response, &resp); err != nil {
 			return fail("response must be a string")
 		}
-		extracted, _ = reward.Extract(resp, f)
+		extracted, found = reward.Extract(resp, f)
 	default:
 		return fail("missing pred or response")
 	}
-	equal := reward.Equal(extracted, gold)
-	return gradeOut{Extracted: &extracted, Equal: &equal}
+	v := reward.Grade(extracted, gold)
+	if !found {
+		v.Reason = reward.ReasonNoAnswer
+	}
+	return gradeOut{Extracted: &extracted, Equal: &v.Equal, Reason: v.Reason}
 }
 
 // isNull reports whether a field is absent or null.
