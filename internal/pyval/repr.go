@@ -1,0 +1,159 @@
+package pyval
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// FormatFloat prints f as Python's float repr: the shortest round-tripping
+// digits, fixed notation for decimal exponents in [-4, 16), else exponent
+// form with at least two exponent digits; integral values keep ".0".
+func FormatFloat(f float64) string {
+	switch {
+	case math.IsNaN(f):
+		return "nan"
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	}
+	s := strconv.FormatFloat(f, 'e', -1, 64) // d.ddddde±XX
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	mant, expS, _ := strings.Cut(s, "e")
+	exp, _ := strconv.Atoi(expS)
+	digits := strings.Replace(mant, ".", "", 1)
+	var out string
+	switch {
+	case exp < -4 || exp >= 16:
+		out = digits[:1]
+		if len(digits) > 1 {
+			out += "." + digits[1:]
+		}
+		sign := "+"
+		if exp < 0 {
+			sign, exp = "-", -exp
+		}
+		out += fmt.Sprintf("e%s%02d", sign, exp)
+	case exp < 0:
+		out = "0." + strings.Repeat("0", -exp-1) + digits
+	case exp+1 >= len(digits):
+		out = digits + strings.Repeat("0", exp+1-len(digits)) + ".0"
+	default:
+		out = digits[:exp+1] + "." + digits[exp+1:]
+	}
+	if neg {
+		out = "-" + out
+	}
+	return out
+}
+
+// Repr returns repr(v). Lists print as lists; a value of any other Go type
+// is a programmer error and panics.
+func Repr(v any) string {
+	var b strings.Builder
+	writeRepr(&b, v)
+	return b.String()
+}
+
+// Str returns str(v): a string as it is, anything else as its repr.
+func Str(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return Repr(v)
+}
+
+func writeRepr(b *strings.Builder, v any) {
+	switch x := v.(type) {
+	case nil:
+		b.WriteString("None")
+	case bool:
+		if x {
+			b.WriteString("True")
+		} else {
+			b.WriteString("False")
+		}
+	case int64:
+		b.WriteString(strconv.FormatInt(x, 10))
+	case int:
+		b.WriteString(strconv.Itoa(x))
+	case float64:
+		b.WriteString(FormatFloat(x))
+	case string:
+		b.WriteString(ReprString(x))
+	case []any:
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeRepr(b, e)
+		}
+		b.WriteByte(']')
+	case *Dict:
+		b.WriteByte('{')
+		for i, k := range x.keys {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeRepr(b, k)
+			b.WriteString(": ")
+			writeRepr(b, x.m[k])
+		}
+		b.WriteByte('}')
+	default:
+		panic(fmt.Sprintf("pyval: repr of unsupported type %T", v))
+	}
+}
+
+// ReprString quotes s as Python's str.__repr__ does: single quotes unless
+// s holds a ' and no ", the usual escapes, \xhh for other control
+// characters, non-printable non-ASCII as \xhh, \uhhhh or \Uhhhhhhhh.
+// Printability of non-ASCII runes follows Go's unicode tables, which may
+// differ from Python's for the newest Unicode characters.
+func ReprString(s string) string {
+	q := '\''
+	if strings.ContainsRune(s, '\'') && !strings.ContainsRune(s, '"') {
+		q = '"'
+	}
+	var b strings.Builder
+	b.WriteRune(q)
+	for _, r := range s {
+		switch {
+		case r == q || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r >= 0x80 && !printable(r):
+			switch {
+			case r <= 0xff:
+				fmt.Fprintf(&b, `\x%02x`, r)
+			case r <= 0xffff:
+				fmt.Fprintf(&b, `\u%04x`, r)
+			default:
+				fmt.Fprintf(&b, `\U%08x`, r)
+			}
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteRune(q)
+	return b.String()
+}
+
+// printable approximates str.isprintable for non-ASCII runes: Python
+// counts every separator except the ASCII space as non-printable.
+func printable(r rune) bool {
+	return strconv.IsPrint(r) && !unicode.Is(unicode.Zs, r)
+}

@@ -1,0 +1,3 @@
+# A hand-made fixture in the format of upstream's rules.py.
+
+RULES = []
