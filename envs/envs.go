@@ -5,7 +5,8 @@
 // the policy will read; a SessionTool gives each trajectory its own state.
 // Subpackages provide concrete tools (sandbox: a Go interpreter; toollib:
 // a library of verified functions around it; bfcl: the BFCL v3 APIs) and
-// task families (arith, mathtask, bfcl).
+// the task families (arith, mathtask, bfcl), which implement the
+// interfaces of the family package and register there.
 package envs
 
 import (

@@ -7,9 +7,11 @@ import (
 	"testing"
 
 	"github.com/artist-rl/artist/envs/bfcl"
-	"github.com/artist-rl/artist/reward"
 	"github.com/artist-rl/artist/rollout"
 )
+
+// fcFormat is the function-calling format of the paper.
+var fcFormat = rollout.Format{Think: "reasoning", Code: "tool", Output: "tool_result", Answer: "answer"}
 
 // conversation is a rollout that makes the given calls, one tool block per
 // turn, in a conversation of turns turns.
@@ -33,7 +35,7 @@ func TestBFCLScore(t *testing.T) {
 }
 
 func testBFCLScore(t *testing.T, root string) {
-	b, err := LoadBFCL(root, "bfcl_v3_base", "signatures", reward.DefaultFCFormat())
+	b, err := Open(root, "bfcl_v3_base", func(string) any { return &bfcl.Config{Docs: bfcl.DocsSignatures} }, fcFormat)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +47,7 @@ func testBFCLScore(t *testing.T, root string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tasks := b.Tasks[:3]
+	tasks := b.Set.Heldout()[:3]
 	var rolls []Rollout
 	for i := range tasks {
 		gt := entries[i].GroundTruth
@@ -56,11 +58,11 @@ func testBFCLScore(t *testing.T, root string) {
 		r.Traj.Task = tasks[i]
 		rolls = append(rolls, r)
 	}
-	samples, sum := b.Score(tasks, rolls, 1)
+	samples, sum := b.Scorer.Score(tasks, rolls, 1)
 	if want := []bool{true, false, true}; samples[0].Correct != want[0] || samples[1].Correct != want[1] || samples[2].Correct != want[2] {
 		t.Fatalf("correct %v %v %v, want %v", samples[0].Correct, samples[1].Correct, samples[2].Correct, want)
 	}
-	if v := samples[1].Verdict; v == nil || v.ErrorType != bfcl.ErrEmptyTurn {
+	if v, _ := samples[1].Verdict.(*bfcl.Verdict); v == nil || v.ErrorType != bfcl.ErrEmptyTurn {
 		t.Errorf("dropped turn verdict %+v, want %s", v, bfcl.ErrEmptyTurn)
 	}
 	if math.Abs(sum.Pass1-2.0/3) > 1e-12 || sum.Problems != 3 {
@@ -80,19 +82,24 @@ func TestBFCLOverall(t *testing.T) {
 		{Bench: "bfcl_v3_base", Pass1: 0.5, PassK: 0.5, Problems: 200, ToolCalls: 2, Rewards: map[string]float64{"fc_state": 0.4}},
 		{Bench: "bfcl_v3_miss_func", Pass1: 0.1, PassK: 0.2, Problems: 200, ToolCalls: 4, Rewards: map[string]float64{"fc_state": 0.2}},
 	}
-	o, ok := BFCLOverallSummary(sums)
-	if !ok || math.Abs(o.Pass1-0.3) > 1e-12 || math.Abs(o.PassK-0.35) > 1e-12 || o.Problems != 400 || o.Bench != BFCLOverall ||
+	all := Overall(sums)
+	ok := len(all) == 1
+	var o Summary
+	if ok {
+		o = all[0]
+	}
+	if !ok || math.Abs(o.Pass1-0.3) > 1e-12 || math.Abs(o.PassK-0.35) > 1e-12 || o.Problems != 400 || o.Bench != bfcl.Overall ||
 		o.ToolCalls != 3 || math.Abs(o.Rewards["fc_state"]-0.3) > 1e-12 {
 		t.Errorf("overall %+v, want pass@1 0.3 pass@k 0.35 over 400, 3 calls, fc_state 0.3", o)
 	}
-	if _, ok := BFCLOverallSummary(sums[:1]); ok {
-		t.Error("an overall score without BFCL categories")
+	if len(Overall(sums[:2])) != 0 {
+		t.Error("an overall score of a single BFCL category")
 	}
 }
 
 func TestBFCLCategory(t *testing.T) {
 	for name, want := range map[string]string{"bfcl_v3_base": "base", "bfcl_v3_long_context": "long_context", "bfcl_v3_hard": "", "math500": ""} {
-		if got, ok := BFCLCategory(name); got != want || ok != (want != "") {
+		if got, ok := bfcl.BenchmarkCategory(name); got != want || ok != (want != "") {
 			t.Errorf("BFCLCategory(%q) = %q, %v", name, got, ok)
 		}
 	}

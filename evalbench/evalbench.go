@@ -4,34 +4,17 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/artist-rl/artist/envs"
-	"github.com/artist-rl/artist/envs/bfcl"
-	"github.com/artist-rl/artist/envs/mathtask"
+	"github.com/artist-rl/artist/envs/family"
 	"github.com/artist-rl/artist/rollout"
 )
 
-// benchFiles maps each benchmark name to its file under the data folder.
-var benchFiles = map[string]string{
-	"math500":  "math500/test.jsonl",
-	"aime24":   "aime24/test.jsonl",
-	"aime25":   "aime25/test.jsonl",
-	"amc23":    "amc23/test.jsonl",
-	"olympiad": "olympiadbench/test.jsonl",
-}
-
-// Names lists the known benchmarks in reporting order: the math sets,
-// then the BFCL v3 multi-turn categories.
-func Names() []string {
-	out := []string{"math500", "aime24", "aime25", "amc23", "olympiad"}
-	for _, c := range bfcl.Categories {
-		out = append(out, BFCLPrefix+c)
-	}
-	return out
-}
+// Names lists the known benchmarks in reporting order: those of each
+// registered task family (family.Bencher), in registration order.
+func Names() []string { return family.Benchmarks() }
 
 // ParseNames splits a comma-separated list of benchmark names, keeping
 // their order and dropping repeats. An unknown name is an error that lists
@@ -52,23 +35,6 @@ func ParseNames(list string) ([]string, error) {
 		return nil, fmt.Errorf("evalbench: no benchmark named: use %s", strings.Join(Names(), ", "))
 	}
 	return out, nil
-}
-
-// Load reads the problems of a benchmark from its file under dataDir
-// (for example dataDir/math500/test.jsonl).
-func Load(dataDir, name string) (envs.List, error) {
-	file, ok := benchFiles[name]
-	if _, fc := BFCLCategory(name); fc {
-		return nil, fmt.Errorf("evalbench: %s is a function-calling benchmark: load it with LoadBFCL", name)
-	}
-	if !ok {
-		return nil, fmt.Errorf("evalbench: unknown benchmark %q: use %s", name, strings.Join(Names(), ", "))
-	}
-	tasks, _, err := mathtask.Load(filepath.Join(dataDir, file))
-	if err != nil {
-		return nil, fmt.Errorf("evalbench: %s: %w", name, err)
-	}
-	return tasks, nil
 }
 
 // PassAtK is the unbiased estimator of pass@k from n samples of which c
@@ -208,14 +174,19 @@ type Sample struct {
 	Extracted string `json:"extracted"`
 	Gold      string `json:"gold"`
 	Correct   bool   `json:"correct"`
-	// Verdict is the official checker's, for a BFCL conversation.
-	Verdict *bfcl.Verdict `json:"verdict,omitempty"`
-	// Rewards are the unweighted reward components, for a BFCL
-	// conversation (fc_state, fc_function, fc_format).
+	// Verdict is the family's own record of the judgement
+	// (family.Verdict.Detail, for example an official checker's
+	// verdict); absent when there is none.
+	Verdict any `json:"verdict,omitempty"`
+	// Rewards are the unweighted reward components, for benchmarks that
+	// record them (family.Bencher.BenchmarkRewards).
 	Rewards map[string]float64 `json:"rewards,omitempty"`
-	Stop    rollout.StopReason `json:"stop"`
-	Calls   []rollout.Call     `json:"calls"`
-	Tokens  int                `json:"response_tokens"`
+	// Reward is the weighted total of the components (training-time
+	// evaluation); not written.
+	Reward float64            `json:"-"`
+	Stop   rollout.StopReason `json:"stop"`
+	Calls  []rollout.Call     `json:"calls"`
+	Tokens int                `json:"response_tokens"`
 }
 
 // Summary holds the scores of one benchmark.
@@ -225,12 +196,15 @@ type Summary struct {
 	K             int     `json:"k"` // samples per problem
 	Pass1         float64 `json:"pass@1"`
 	PassK         float64 `json:"pass@k"` // unbiased estimator at k = K
-	MajK          float64 `json:"maj@k"`  // majority vote over the K extracted answers (math only)
+	MajK          float64 `json:"maj@k"`  // majority vote over the K extracted answers (families with answers)
 	ToolCalls     float64 `json:"tool_calls"`
 	ToolFailFrac  float64 `json:"tool_fail_frac"`
 	ResponseLen   float64 `json:"response_len"` // mean policy tokens per rollout
 	TruncatedFrac float64 `json:"truncated_frac"`
 	Seconds       float64 `json:"seconds"`
-	// Rewards are the mean reward components over the rollouts (BFCL).
+	// Rewards are the mean reward components over the rollouts, for
+	// benchmarks that record them.
 	Rewards map[string]float64 `json:"rewards,omitempty"`
+
+	noVote bool // maj@k does not apply (no final answers)
 }

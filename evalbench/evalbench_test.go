@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/envs/bfcl"
 	"github.com/artist-rl/artist/internal/datadir"
 	"github.com/artist-rl/artist/reward"
 	"github.com/artist-rl/artist/rollout"
@@ -252,20 +253,18 @@ func TestLoadBenchmarks(t *testing.T) {
 	for _, r := range roots {
 		for _, name := range Names() {
 			t.Run(r.name+"/"+name, func(t *testing.T) {
-				var tasks []envs.Task
-				if _, ok := BFCLCategory(name); ok {
-					b, err := LoadBFCL(r.root(t, "bfcl_v3"), name, "json", reward.DefaultFCFormat())
-					if err != nil {
-						t.Fatal(err)
-					}
-					tasks = b.Tasks
-				} else {
-					root := r.root(t, benchFiles[name])
-					var err error
-					if tasks, err = Load(root, name); err != nil {
-						t.Fatal(err)
-					}
+				rel := strings.TrimPrefix(name, "olympiad") // the folder the benchmark reads
+				if rel == "" {
+					rel = "olympiadbench"
 				}
+				if _, ok := bfcl.BenchmarkCategory(name); ok {
+					rel = "bfcl_v3"
+				}
+				b, err := Open(r.root(t, rel), name, func(string) any { return nil }, rollout.DefaultFormat())
+				if err != nil {
+					t.Fatal(err)
+				}
+				tasks := b.Set.Heldout()
 				if n := r.counts[name]; len(tasks) != n {
 					t.Errorf("%d problems, want %d", len(tasks), n)
 				}

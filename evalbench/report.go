@@ -71,7 +71,7 @@ func Table(w io.Writer, sums []Summary) {
 		width, "bench", "problems", "k", "pass@1", "pass@k", "maj@k", "calls", "len", "trunc")
 	for _, s := range sums {
 		maj := fmt.Sprintf("%7.3f", s.MajK)
-		if strings.HasPrefix(s.Bench, BFCLPrefix) {
+		if s.noVote {
 			maj = fmt.Sprintf("%7s", "-") // no final answer to vote on
 		}
 		fmt.Fprintf(w, "%-*s %8d %4d %7.3f %7.3f %s %6.2f %8.1f %6.3f\n",

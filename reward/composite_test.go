@@ -13,14 +13,14 @@ func TestLookup(t *testing.T) {
 	f := rollout.DefaultFormat()
 	for _, name := range []string{"answer", "format_relaxed", "format_strict", "tool_success"} {
 		t.Run(name, func(t *testing.T) {
-			fn, err := Lookup(name, f)
+			fn, err := Lookup(name, Env{Format: f})
 			if err != nil || fn == nil {
 				t.Fatalf("Lookup(%q) = %v, %v", name, fn, err)
 			}
 		})
 	}
 	t.Run("unknown lists valid names", func(t *testing.T) {
-		_, err := Lookup("answr", f)
+		_, err := Lookup("answr", Env{Format: f})
 		if err == nil {
 			t.Fatal("want an error")
 		}
@@ -31,7 +31,7 @@ func TestLookup(t *testing.T) {
 		}
 	})
 	t.Run("invalid format", func(t *testing.T) {
-		if _, err := Lookup("answer", rollout.Format{Think: "t"}); err == nil {
+		if _, err := Lookup("answer", Env{Format: rollout.Format{Think: "t"}}); err == nil {
 			t.Error("want an error for an incomplete format")
 		}
 	})
@@ -51,7 +51,7 @@ func TestNewCompositeErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := NewComposite(c.weights, f)
+			_, err := NewComposite(c.weights, Env{Format: f})
 			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "reward: ") {
 				t.Errorf("err = %v, want one containing %q", err, c.want)
 			}
@@ -84,7 +84,7 @@ func TestCompositeScore(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			comp, err := NewComposite(c.weights, f)
+			comp, err := NewComposite(c.weights, Env{Format: f})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -105,7 +105,7 @@ func TestCompositeScore(t *testing.T) {
 }
 
 func TestCompositeSorted(t *testing.T) {
-	comp, err := NewComposite(DefaultWeights(), rollout.DefaultFormat())
+	comp, err := NewComposite(DefaultWeights(), Env{Format: rollout.DefaultFormat()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,11 +126,11 @@ func TestRegisterDuplicatePanics(t *testing.T) {
 			t.Error("registering a duplicate name must panic")
 		}
 	}()
-	register("answer", Answer)
+	Register("answer", func(e Env) (Func, error) { return Answer(e.Format), nil })
 }
 
 func BenchmarkCompositeScore(b *testing.B) {
-	comp, err := NewComposite(DefaultWeights(), rollout.DefaultFormat())
+	comp, err := NewComposite(DefaultWeights(), Env{Format: rollout.DefaultFormat()})
 	if err != nil {
 		b.Fatal(err)
 	}

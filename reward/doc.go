@@ -12,14 +12,19 @@
 //	format_strict   0.5 if the response is think (code output think?)+ answer
 //	tool_success    successful calls / calls, 0 without a call
 //
-// A Composite is a list of (name, function, weight) built from config by
-// NewComposite; it returns the weighted total and each component on its own
-// for logging.
+// Every component, whatever task it judges, is in one registry: Register
+// adds a Constructor under the name reward.weights uses, which builds the
+// Func from an Env (the rollout format, the values the task family
+// supplies, and the names the family allows). A Composite is a list of
+// (name, function, weight) built from config by NewComposite; it returns
+// the weighted total and each component on its own for logging. Unknown
+// names are errors that list the valid ones.
 //
-// Function calling (BFCL v3) has its own components, built from the loaded
-// data by NewFC: fc_state (0.5 × matching state attributes), fc_function
-// (0.5 × matched gold calls) and fc_format (0.025 per tag pair, 0.1 more
-// when the order is strict).
+// Function calling (BFCL v3) registers fc_state (0.5 × matching state
+// attributes), fc_function (0.5 × matched gold calls), both replaying the
+// entries of the bfcl.Scope the family supplies (see FC), and fc_format
+// (0.025 per tag pair, 0.1 more when the order is strict), which reads the
+// format's think, code and output tags as reasoning, calls and results.
 //
 // The grader (Extract, Equal) finds the last answer block, boxed answer or
 // "the answer is" phrase, and compares answers after LaTeX normalisation as

@@ -10,7 +10,7 @@ import (
 
 func ExampleComposite_Score() {
 	f := rollout.DefaultFormat()
-	comp, err := reward.NewComposite(reward.DefaultWeights(), f)
+	comp, err := reward.NewComposite(reward.DefaultWeights(), reward.Env{Format: f})
 	if err != nil {
 		panic(err)
 	}

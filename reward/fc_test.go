@@ -18,6 +18,10 @@ import (
 // module root).
 var bfclDir = filepath.Join("..", "testdata", "bfcl_v3")
 
+// fcFormat is the function-calling format of the paper: reasoning, tool
+// and tool_result in the think, code and output tags.
+var fcFormat = rollout.Format{Think: "reasoning", Code: "tool", Output: "tool_result", Answer: "answer"}
+
 var (
 	fcOnce sync.Once
 	fcBase *FC
@@ -30,7 +34,7 @@ func baseFC(t *testing.T) *FC {
 	fcOnce.Do(func() {
 		var d *bfcl.Data
 		if d, fcErr = bfcl.Load(bfclDir); fcErr == nil {
-			fcBase, fcErr = NewFC(d, "base", DefaultFCFormat())
+			fcBase, fcErr = NewFC(d, "base", fcFormat)
 		}
 	})
 	if fcErr != nil {
@@ -149,7 +153,7 @@ func TestFCGroundTruthAllBase(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			fc, err := NewFC(d, "base", DefaultFCFormat())
+			fc, err := NewFC(d, "base", fcFormat)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -238,7 +242,7 @@ func TestFormatFC(t *testing.T) {
 		{"tag nested in reasoning", "<reasoning>a" + c + "</reasoning>" + o, pairs(3)},
 		{"empty", "", 0},
 	}
-	f := FormatFC(DefaultFCFormat())
+	f := FormatFC(fcFormat)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			s, ok := f(&rollout.Trajectory{Response: tc.response}, envs.Task{})
@@ -250,42 +254,23 @@ func TestFormatFC(t *testing.T) {
 }
 
 func TestFormatFCCustomTags(t *testing.T) {
-	f := FormatFC(FCFormat{Reasoning: "think", Tool: "call", Result: "out"})
+	f := FormatFC(rollout.Format{Think: "think", Code: "call", Output: "out", Answer: "answer"})
 	s, _ := f(&rollout.Trajectory{Response: "<think>a</think><call>ls()</call><out>x</out>"}, envs.Task{})
-	d, _ := FormatFC(DefaultFCFormat())(&rollout.Trajectory{Response: "<think>a</think><call>ls()</call><out>x</out>"}, envs.Task{})
+	d, _ := FormatFC(fcFormat)(&rollout.Trajectory{Response: "<think>a</think><call>ls()</call><out>x</out>"}, envs.Task{})
 	if math.Abs(s-0.175) > 1e-12 || d != 0 {
 		t.Errorf("custom tags score %v, default tags score %v; want 0.175 and 0", s, d)
 	}
 }
 
-func TestFCFormatValidate(t *testing.T) {
-	cases := []struct {
-		name string
-		f    FCFormat
-		want string // substring of the error; empty for none
-	}{
-		{"default", DefaultFCFormat(), ""},
-		{"empty tool", FCFormat{Reasoning: "r", Result: "o"}, "format.tool is empty"},
-		{"duplicate", FCFormat{Reasoning: "x", Tool: "y", Result: "x"}, "both \"x\""},
-		{"bracketed", FCFormat{Reasoning: "<r>", Tool: "c", Result: "o"}, "bare words"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			err := c.f.Validate()
-			if (err == nil) != (c.want == "") || (err != nil && !strings.Contains(err.Error(), c.want)) {
-				t.Errorf("Validate() = %v, want error containing %q", err, c.want)
-			}
-		})
-	}
-}
-
-func ExampleFC_Components() {
+func ExampleNewComposite_functionCalling() {
 	d, err := bfcl.Load(bfclDir)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fc, err := NewFC(d, "base", DefaultFCFormat())
+	env := Env{Format: fcFormat, Supplies: []any{bfcl.Scope{Data: d, Category: "base"}},
+		Components: []string{"fc_format", "fc_function", "fc_state"}}
+	fc, err := NewComposite(map[string]float64{"fc_format": 1, "fc_function": 1, "fc_state": 1}, env)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -298,70 +283,46 @@ func ExampleFC_Components() {
 			"<tool_result>...</tool_result>Done.",
 		Calls: []rollout.Call{{Input: "[cd(folder='reports'), mkdir(dir_name='drafts'), mv(source='summary.txt', destination='drafts')]"}},
 	}
-	total, parts := fc.Components().Score(t, envs.Task{ID: "multi_turn_base_0"})
+	total, parts := fc.Score(t, envs.Task{ID: "multi_turn_base_0"})
 	fmt.Printf("format %.3f function %.3f state %.3f total %.3f\n",
 		parts["fc_format"], parts["fc_function"], parts["fc_state"], total)
 	// Output:
 	// format 0.175 function 0.150 state 0.450 total 0.775
 }
 
-// TestFCCheckTrajectory: a trajectory that makes each turn's ground-truth
-// calls in that turn passes the official checker; the same calls with the
-// last turn's dropped, or all in the first turn, fail it.
-func TestFCCheckTrajectory(t *testing.T) {
-	fc := baseFC(t)
-	e := fc.entries["multi_turn_base_0"]
-	build := func(turns [][]string) *rollout.Trajectory {
-		tr := &rollout.Trajectory{Task: envs.Task{ID: e.ID}, Turns: len(e.GroundTruth)}
-		for k, calls := range turns {
-			if len(calls) > 0 {
-				tr.Calls = append(tr.Calls, rollout.Call{Input: "[" + strings.Join(calls, ", ") + "]", Turn: k})
-			}
-		}
-		return tr
+// TestFCComposite: the function-calling components come from the one
+// registry, built from the family's scope; other names, missing scopes
+// and bad weights are errors.
+func TestFCComposite(t *testing.T) {
+	d, err := bfcl.Load(bfclDir)
+	if err != nil {
+		t.Fatal(err)
 	}
-	gold := e.GroundTruth
-	dropped := append(append([][]string(nil), gold[:len(gold)-1]...), nil)
-	var all []string
-	for _, c := range gold {
-		all = append(all, c...)
-	}
-	early := make([][]string, len(gold))
-	early[0] = all
-	cases := []struct {
-		name  string
-		traj  *rollout.Trajectory
-		valid bool
-		kind  string
-	}{
-		{"ground truth", build(gold), true, ""},
-		{"last turn dropped", build(dropped), false, bfcl.ErrEmptyTurn},
-		{"all calls in turn 0", build(early), false, bfcl.ErrState},
-		{"conversation cut short", func() *rollout.Trajectory { tr := build(gold); tr.Turns = 1; return tr }(), false, bfcl.ErrTurnCount},
-		{"unknown entry", &rollout.Trajectory{Task: envs.Task{ID: "nope"}, Turns: 1}, false, bfcl.ErrSetup},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			v := fc.Check(c.traj)
-			if v.Valid != c.valid || v.ErrorType != c.kind {
-				t.Errorf("verdict %+v, want valid %v error %q", v, c.valid, c.kind)
-			}
-		})
-	}
-}
-
-func TestFCWeighted(t *testing.T) {
-	fc := baseFC(t)
-	c, err := fc.Weighted(map[string]float64{"fc_state": 2, "fc_format": 0})
+	names := []string{"fc_format", "fc_function", "fc_state"}
+	env := Env{Format: fcFormat, Supplies: []any{bfcl.Scope{Data: d, Category: "base"}}, Components: names}
+	c, err := NewComposite(map[string]float64{"fc_state": 2, "fc_format": 0}, env)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(c) != 2 || c[0].Name != "fc_format" || c[1].Name != "fc_state" || c[1].Weight != 2 {
 		t.Errorf("components %+v, want fc_format (0) and fc_state (2)", c)
 	}
-	for _, bad := range []map[string]float64{nil, {"answer": 1}, {"fc_state": math.NaN()}} {
-		if _, err := fc.Weighted(bad); err == nil {
-			t.Errorf("weights %v accepted", bad)
-		}
+	cases := []struct {
+		name    string
+		weights map[string]float64
+		env     Env
+		want    string
+	}{
+		{"none", nil, env, "no components"},
+		{"math component", map[string]float64{"answer": 1}, env, "fc_function, fc_state"},
+		{"nan", map[string]float64{"fc_state": math.NaN()}, env, "finite"},
+		{"no scope", map[string]float64{"fc_state": 1}, Env{Format: fcFormat}, "bfcl.Scope"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := NewComposite(tc.weights, tc.env); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("weights %v: error %v, want one containing %q", tc.weights, err, tc.want)
+			}
+		})
 	}
 }

@@ -110,17 +110,27 @@ func scanBlocks(s string, f rollout.Format) (seq []block, ok bool) {
 		if !found {
 			return nil, false
 		}
-		s = s[len(rollout.Open(names[k])):]
-		end := strings.Index(s, rollout.Close(names[k]))
-		if end < 0 {
+		rest, ok := closeBlock(s[len(rollout.Open(names[k])):], names[:], int(k), int(output))
+		if !ok {
 			return nil, false
 		}
-		if k != output && hasTag(s[:end], names[:]) {
-			return nil, false
-		}
-		s = s[end+len(rollout.Close(names[k])):]
+		s = rest
 		seq = append(seq, k)
 	}
+}
+
+// closeBlock reads the body of a block of kind k (an index into names)
+// from s, which starts just after the block's opening tag, and returns
+// what follows its closing tag: the first closing tag of the same name.
+// ok is false when the block is not closed or, unless k is opaque (the
+// tool's result, whose text is not the policy's), its body holds a tag of
+// names.
+func closeBlock(s string, names []string, k, opaque int) (rest string, ok bool) {
+	end := strings.Index(s, rollout.Close(names[k]))
+	if end < 0 || k != opaque && hasTag(s[:end], names) {
+		return "", false
+	}
+	return s[end+len(rollout.Close(names[k])):], true
 }
 
 func openingAt(s string, names []string) (block, bool) {

@@ -43,4 +43,15 @@
 //
 // Tags are detected on decoded text, not token ids, so a tag may span
 // several tokens of a real tokenizer.
+//
+// Remote runs the same loop against a policy behind an OpenAI-compatible
+// completions server (package openai), on text instead of tokens. The
+// tool side of a trajectory (its session of a SessionTool, each call
+// under tool_timeout, the defused result and its Call record, the
+// session's turns) is one implementation that Engine and Remote share,
+// so a remote rollout of a deterministic server equals the engine's.
+//
+// Demo is a worked solution in the same text, written by a task family
+// for the warm start: its segments alternate the policy's text and the
+// text the policy does not write (tool results, later user turns).
 package rollout

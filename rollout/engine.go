@@ -84,12 +84,12 @@ const (
 type row struct {
 	traj  *Trajectory
 	state rowState
-	feed  []int            // tokens in traj not yet fed to the session
-	seg   []int            // model tokens since the prompt or the last tool result
-	model int              // model tokens sampled so far
-	code  string           // input of the pending call while calling
-	tool  envs.ToolSession // the trajectory's session of a SessionTool, opened at its first call
-	turns [][]int          // encoded later user turns of the task, in order
+	feed  []int     // tokens in traj not yet fed to the session
+	seg   []int     // model tokens since the prompt or the last tool result
+	model int       // model tokens sampled so far
+	code  string    // input of the pending call while calling
+	loop  *toolLoop // the trajectory's tool side: session, calls, turns
+	turns [][]int   // encoded later user turns of the task, in order
 }
 
 // runner holds what one Run derives from its Engine.
@@ -251,7 +251,7 @@ func (r *runner) start(tasks []envs.Task) ([]*row, int, error) {
 		for range G {
 			t := &Trajectory{Task: task, Group: j, PromptLen: len(ids), Turns: 1}
 			t.Append(ids, 0, nil)
-			rows = append(rows, &row{traj: t, feed: slices.Clone(ids), turns: turns})
+			rows = append(rows, &row{traj: t, feed: slices.Clone(ids), turns: turns, loop: newToolLoop(r.e.Tool, r.cfg.ToolTimeout, t)})
 		}
 	}
 	return rows, maxLen + r.responseBound(), nil
@@ -333,26 +333,18 @@ func (w *row) end(s StopReason) {
 
 // endTurn ends the policy's turn: the rollout stops with s, unless the
 // task has a later user turn and the response budget is not spent; then
-// the engine appends that turn's message with mask 0, tells the tool
-// session, and the policy goes on.
+// the engine appends that turn's message with mask 0, the tool session
+// hears of it (toolLoop.endTurn), and the policy goes on.
 func (r *runner) endTurn(w *row, s StopReason) {
-	t := w.traj
-	if t.Turns > len(w.turns) {
-		w.end(s)
+	next, stop := w.loop.endTurn(s, w.model >= r.cfg.MaxResponseTokens)
+	if stop != "" {
+		w.end(stop)
 		return
 	}
-	if w.model >= r.cfg.MaxResponseTokens {
-		w.end(StopLength)
-		return
-	}
-	msg := w.turns[t.Turns-1]
-	t.Append(msg, 0, nil)
+	msg := w.turns[next]
+	w.traj.Append(msg, 0, nil)
 	w.feed = append(w.feed, msg...)
 	w.seg = w.seg[:0]
-	t.Turns++
-	if ts, ok := w.tool.(envs.TurnSession); ok {
-		ts.StartTurn(t.Turns - 1)
-	}
 }
 
 // closed returns the closing tag (code or answer) that the last token of
@@ -383,10 +375,7 @@ func (r *runner) codeInput(seg []int) string {
 	if end := strings.LastIndex(text, r.closeCode); end >= 0 {
 		text = text[:end]
 	}
-	if i := strings.LastIndex(text, r.openCode); i >= 0 {
-		text = text[i+len(r.openCode):]
-	}
-	return text
+	return codeAfterOpen(text, r.openCode)
 }
 
 // callTools runs the calls of all paused rows concurrently and applies
@@ -399,58 +388,24 @@ func (r *runner) callTools(ctx context.Context, rows []*row) {
 		}
 	}
 	results := make([]envs.Result, len(paused))
-	parallel(len(paused), func(k int) { results[k] = r.call(ctx, r.toolOf(paused[k]), paused[k].code) })
+	parallel(len(paused), func(k int) { results[k] = paused[k].loop.call(ctx, paused[k].code) })
 	for k, w := range paused {
 		r.apply(w, results[k])
 	}
 }
 
-// toolOf returns the tool a row's calls go to: its own session when the
-// engine's tool opens sessions, else the shared tool.
-func (r *runner) toolOf(w *row) envs.Tool {
-	st, ok := r.e.Tool.(envs.SessionTool)
-	if !ok {
-		return r.e.Tool
-	}
-	if w.tool == nil {
-		w.tool = openSession(st, w.traj.Task, w.traj.Turns-1)
-	}
-	return w.tool
-}
-
-// openSession opens a session for task and brings it to turn: a session
-// opened late hears of every turn already started.
-func openSession(st envs.SessionTool, task envs.Task, turn int) envs.ToolSession {
-	s := st.OpenSession(task)
-	if ts, ok := s.(envs.TurnSession); ok {
-		for k := 1; k <= turn; k++ {
-			ts.StartTurn(k)
-		}
-	}
-	return s
-}
-
 // closeTools ends the rows' tool sessions.
 func closeTools(rows []*row) {
 	for _, w := range rows {
-		if w.tool != nil {
-			w.tool.Close()
-		}
+		w.loop.close()
 	}
 }
 
-// call runs one tool call under tool_timeout (see callTool).
-func (r *runner) call(ctx context.Context, tool envs.Tool, input string) envs.Result {
-	return callTool(ctx, tool, r.cfg.ToolTimeout, input)
-}
-
-// apply appends a call's result to a paused row and resumes it. A closing
-// output tag inside the result is defused (a space after its "<"), so the
-// output block always ends where the engine ends it.
+// apply appends a call's result (defused, see resultText) to a paused row
+// and resumes it.
 func (r *runner) apply(w *row, res envs.Result) {
-	text := strings.ReplaceAll(res.Output, Close(r.e.Format.Output), "< /"+r.e.Format.Output+">")
-	body, cut := fitResult(r.e.Tokenizer.Encode(text), r.cfg.MaxResultTokens, r.mark)
-	w.traj.Calls = append(w.traj.Calls, Call{Input: w.code, Result: res, Truncated: cut, Turn: w.traj.Turns - 1})
+	body, cut := fitResult(r.e.Tokenizer.Encode(resultText(res, r.e.Format)), r.cfg.MaxResultTokens, r.mark)
+	w.loop.record(w.code, res, cut)
 	out := slices.Concat(r.openOut, body, r.closeOut)
 	w.traj.Append(out, 0, nil)
 	w.feed = append(w.feed, out...)

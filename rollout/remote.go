@@ -1,12 +1,9 @@
 package rollout
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math/rand"
 	"net/http"
 	"strings"
@@ -14,6 +11,7 @@ import (
 	"time"
 
 	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/openai"
 )
 
 // Remote rolls out a policy served behind an OpenAI-compatible completions
@@ -36,8 +34,15 @@ type Remote struct {
 	URL string
 	// Model is sent as the request's model name.
 	Model string
-	// Client sends the requests; nil means http.DefaultClient.
+	// Client sends the requests; nil means a client of its own.
 	Client *http.Client
+	// Timeout bounds one request, answer included; 0 means
+	// openai.DefaultTimeout. A request that times out, or is answered
+	// 429 or 5xx, or is lost to a connection error, is sent again with
+	// backoff, up to Retries times (0: openai.DefaultRetries; negative:
+	// never); any other failure is fatal.
+	Timeout time.Duration
+	Retries int
 	// Tool runs the code of each call, as Engine.Tool; a SessionTool
 	// gets one session per trajectory.
 	Tool   envs.Tool
@@ -57,42 +62,19 @@ type Remote struct {
 	// UserTurn renders a later user message of a multi-turn task, as
 	// Engine.UserTurn; nil means UserTurnText.
 	UserTurn func(msg string) string
-	// Parallel bounds the trajectories in flight (default 8).
+	// Parallel bounds the trajectories in flight, and so the requests
+	// (default 8).
 	Parallel int
-}
-
-// completionRequest is the body of POST /v1/completions.
-type completionRequest struct {
-	Model       string   `json:"model,omitempty"`
-	Prompt      string   `json:"prompt"`
-	MaxTokens   int      `json:"max_tokens"`
-	Temperature float64  `json:"temperature"`
-	TopP        float64  `json:"top_p"`
-	Stop        []string `json:"stop,omitempty"`
-	Seed        *int64   `json:"seed,omitempty"`
-	N           int      `json:"n,omitempty"`
-}
-
-// completionResponse is the part of the answer Remote reads. StopReason
-// is vLLM's extension: the stop string matched, or null or a token id
-// when the end-of-sequence token ended the text.
-type completionResponse struct {
-	Choices []struct {
-		Text         string          `json:"text"`
-		FinishReason string          `json:"finish_reason"`
-		StopReason   json.RawMessage `json:"stop_reason"`
-	} `json:"choices"`
-	Usage struct {
-		CompletionTokens int `json:"completion_tokens"`
-	} `json:"usage"`
 }
 
 // Run samples k trajectories per task, grouped contiguously as Engine.Run
 // groups them, and returns with them the completion tokens of each. When
 // Config.Temperature is not 0 each trajectory draws one seed from rng, in
 // order, before any request is sent, and sends seed+turn with its turns,
-// so a seed fixes the requests. rng may be nil at temperature 0. Run stops
-// at the first request that fails.
+// so a seed fixes the requests. rng may be nil at temperature 0. At most
+// Parallel trajectories are in flight; Run stops at the first fatal
+// error (a request refused, or retried in vain, or ctx ended): it starts
+// no more trajectories, cancels those in flight and returns that error.
 func (r *Remote) Run(ctx context.Context, tasks []envs.Task, k int, rng *rand.Rand) ([]*Trajectory, []int, error) {
 	if err := r.Config.Validate(); err != nil {
 		return nil, nil, err
@@ -110,30 +92,44 @@ func (r *Remote) Run(ctx context.Context, tasks []envs.Task, k int, rng *rand.Ra
 			seeds[i] = rng.Int63()
 		}
 	}
+	client := &openai.Client{URL: r.URL, HTTP: r.Client, Timeout: r.Timeout, Retries: r.Retries}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
 	var once sync.Once
 	var first error
+	fail := func(err error) { once.Do(func() { first = err; cancel() }) }
 	par := r.Parallel
 	if par <= 0 {
 		par = 8
 	}
 	sem := make(chan struct{}, par)
+launch:
 	for i := range n {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			break launch // a trajectory failed: start no more
+		}
+		if ctx.Err() != nil {
+			<-sem
+			break
+		}
 		wg.Add(1)
-		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			t := &Trajectory{Task: tasks[i/k], Group: i / k}
-			used, err := r.roll(ctx, t, seeds[i])
+			used, err := r.roll(ctx, client, t, seeds[i])
 			if err != nil {
-				once.Do(func() { first = err; cancel() })
+				fail(err)
 			}
 			trajs[i], toks[i] = t, used
 		}()
 	}
 	wg.Wait()
+	if first == nil && ctx.Err() != nil {
+		first = fmt.Errorf("rollout: %w", ctx.Err())
+	}
 	if first != nil {
 		return nil, nil, first
 	}
@@ -142,25 +138,26 @@ func (r *Remote) Run(ctx context.Context, tasks []envs.Task, k int, rng *rand.Ra
 
 // roll runs the tool loop of one trajectory and returns the completion
 // tokens it used.
-func (r *Remote) roll(ctx context.Context, t *Trajectory, seed int64) (int, error) {
+func (r *Remote) roll(ctx context.Context, client *openai.Client, t *Trajectory, seed int64) (int, error) {
 	prompt := PromptText
 	if r.Prompt != nil {
 		prompt = r.Prompt
 	}
 	head := prompt(t.Task)
 	closeCode, closeAnswer := Close(r.Format.Code), Close(r.Format.Answer)
+	stops := []string{closeCode, closeAnswer}
 	var resp strings.Builder
 	used := 0
 	t.Turns = 1
-	tool := &trajTool{shared: r.Tool, traj: t}
-	defer tool.close()
+	loop := newToolLoop(r.Tool, r.Config.ToolTimeout, t)
+	defer loop.close()
 	for turn := int64(0); ; turn++ {
-		s := seed + turn
-		req := completionRequest{
-			Model: r.Model, Prompt: head + resp.String(), MaxTokens: r.Config.MaxResponseTokens - used,
-			Temperature: r.Config.Temperature, TopP: r.Config.TopP, Stop: []string{closeCode, closeAnswer}, Seed: &s, N: 1,
+		req := openai.CompletionRequest{
+			Model: r.Model, Prompt: openai.Text(head + resp.String()), MaxTokens: openai.Ptr(r.Config.MaxResponseTokens - used),
+			Temperature: openai.Ptr(r.Config.Temperature), TopP: openai.Ptr(r.Config.TopP), Stop: openai.Stops(stops),
+			Seed: openai.Ptr(seed + turn), N: openai.Ptr(1),
 		}
-		text, stop, n, err := r.complete(ctx, req)
+		text, stop, n, err := r.complete(ctx, client, req, stops)
 		if err != nil {
 			return used, err
 		}
@@ -176,7 +173,7 @@ func (r *Remote) roll(ctx context.Context, t *Trajectory, seed int64) (int, erro
 				t.Stop = StopMaxTurns
 				break
 			}
-			resp.WriteString(r.call(ctx, t, tool.get(), codeAfterOpen(text, Open(r.Format.Code))))
+			resp.WriteString(r.call(ctx, loop, codeAfterOpen(text, Open(r.Format.Code))))
 			if used >= r.Config.MaxResponseTokens {
 				t.Stop = StopLength
 			}
@@ -189,7 +186,10 @@ func (r *Remote) roll(ctx context.Context, t *Trajectory, seed int64) (int, erro
 			t.Stop = StopLength
 		}
 		if t.Stop == StopAnswer || t.Stop == StopEOS {
-			t.Stop = r.endTurn(t, &resp, tool, used)
+			next, stop := loop.endTurn(t.Stop, used >= r.Config.MaxResponseTokens)
+			if t.Stop = stop; stop == "" {
+				resp.WriteString(r.userTurn(t.Task.Turns[next]))
+			}
 		}
 		if t.Stop != "" {
 			t.Response = resp.String()
@@ -198,67 +198,12 @@ func (r *Remote) roll(ctx context.Context, t *Trajectory, seed int64) (int, erro
 	}
 }
 
-// endTurn ends the policy's turn as Engine does: the rollout stops with
-// t.Stop unless a later user message is left and the budget is not spent;
-// then it appends the message, tells the tool session, and returns "" to
-// go on.
-func (r *Remote) endTurn(t *Trajectory, resp *strings.Builder, tool *trajTool, used int) StopReason {
-	switch {
-	case t.Turns > len(t.Task.Turns):
-		return t.Stop
-	case used >= r.Config.MaxResponseTokens:
-		return StopLength
-	}
-	msg := t.Task.Turns[t.Turns-1]
+// userTurn renders a later user message as Engine does.
+func (r *Remote) userTurn(msg string) string {
 	if r.UserTurn != nil {
-		resp.WriteString(r.UserTurn(msg))
-	} else {
-		resp.WriteString(UserTurnText(msg))
+		return r.UserTurn(msg)
 	}
-	t.Turns++
-	tool.startTurn(t.Turns - 1)
-	return ""
-}
-
-// trajTool is the tool of one trajectory: its own session of a
-// SessionTool, opened at its first call, or the shared tool.
-type trajTool struct {
-	shared envs.Tool
-	traj   *Trajectory
-	sess   envs.ToolSession
-}
-
-func (b *trajTool) get() envs.Tool {
-	st, ok := b.shared.(envs.SessionTool)
-	if !ok {
-		return b.shared
-	}
-	if b.sess == nil {
-		b.sess = openSession(st, b.traj.Task, b.traj.Turns-1)
-	}
-	return b.sess
-}
-
-// startTurn tells an open session that the conversation reached turn.
-func (b *trajTool) startTurn(turn int) {
-	if ts, ok := b.sess.(envs.TurnSession); ok {
-		ts.StartTurn(turn)
-	}
-}
-
-func (b *trajTool) close() {
-	if b.sess != nil {
-		b.sess.Close()
-	}
-}
-
-// codeAfterOpen is the text after the last opening code tag of a segment,
-// or the whole segment.
-func codeAfterOpen(seg, open string) string {
-	if i := strings.LastIndex(seg, open); i >= 0 {
-		return seg[i+len(open):]
-	}
-	return seg
+	return UserTurnText(msg)
 }
 
 // stopEOS marks a completion ended by the end-of-sequence token.
@@ -267,61 +212,32 @@ const stopEOS = "\x00eos"
 // complete sends one request and returns the text, what stopped it (a
 // stop string, stopEOS, or "" for the token budget) and the completion
 // tokens used.
-func (r *Remote) complete(ctx context.Context, req completionRequest) (text, stop string, n int, err error) {
-	body, err := json.Marshal(req)
+func (r *Remote) complete(ctx context.Context, client *openai.Client, req openai.CompletionRequest, stops []string) (text, stop string, n int, err error) {
+	out, err := client.Complete(ctx, req)
 	if err != nil {
 		return "", "", 0, fmt.Errorf("rollout: remote: %w", err)
 	}
-	url := strings.TrimSuffix(r.URL, "/")
-	if !strings.HasSuffix(url, "/completions") {
-		url += "/v1/completions"
-	}
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return "", "", 0, fmt.Errorf("rollout: remote: %w", err)
-	}
-	hr.Header.Set("Content-Type", "application/json")
-	client := r.Client
-	if client == nil {
-		client = http.DefaultClient
-	}
-	res, err := client.Do(hr)
-	if err != nil {
-		return "", "", 0, fmt.Errorf("rollout: remote: %w", err)
-	}
-	defer res.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(res.Body, 64<<20))
-	if err != nil {
-		return "", "", 0, fmt.Errorf("rollout: remote: %w", err)
-	}
-	if res.StatusCode != http.StatusOK {
-		return "", "", 0, fmt.Errorf("rollout: remote: %s: %s", res.Status, bytes.TrimSpace(data[:min(len(data), 300)]))
-	}
-	var cr completionResponse
-	if err := json.Unmarshal(data, &cr); err != nil || len(cr.Choices) == 0 {
-		return "", "", 0, fmt.Errorf("rollout: remote: unreadable answer %q", data[:min(len(data), 300)])
-	}
-	c := cr.Choices[0]
-	return c.Text, r.stopOf(c.Text, c.FinishReason, c.StopReason, req.Stop), cr.Usage.CompletionTokens, nil
+	c := out.Choices[0]
+	return c.Text, r.stopOf(c, stops), out.Usage.CompletionTokens, nil
 }
 
 // stopOf decides what ended a completion. "length" is the budget. For
 // "stop", a server that names the matched stop string (stop_reason) is
 // believed; otherwise an open code or answer block left unclosed in the
 // text means its closing tag stopped it, and anything else is EOS.
-func (r *Remote) stopOf(text, finish string, reason json.RawMessage, stops []string) string {
-	if finish == "length" {
+func (r *Remote) stopOf(c openai.Choice, stops []string) string {
+	text := c.Text
+	if c.FinishReason == "length" {
 		return ""
 	}
-	var named string
-	if json.Unmarshal(reason, &named) == nil {
+	if named, ok := c.StopString(); ok {
 		for _, s := range stops {
 			if named == s {
 				return s
 			}
 		}
 	}
-	if len(reason) > 0 && named == "" {
+	if c.StoppedByToken() {
 		return stopEOS // null or a token id
 	}
 	for _, n := range []string{r.Format.Code, r.Format.Answer} {
@@ -332,13 +248,12 @@ func (r *Remote) stopOf(text, finish string, reason json.RawMessage, stops []str
 	return stopEOS
 }
 
-// call runs one tool call, records it in t and returns the result block to
-// append.
-func (r *Remote) call(ctx context.Context, t *Trajectory, tool envs.Tool, code string) string {
-	res := callTool(ctx, tool, r.Config.ToolTimeout, code)
-	text := strings.ReplaceAll(res.Output, Close(r.Format.Output), "< /"+r.Format.Output+">")
-	body, cut := r.fit(text)
-	t.Calls = append(t.Calls, Call{Input: code, Result: res, Truncated: cut, Turn: t.Turns - 1})
+// call runs one tool call through the trajectory's tool loop, records
+// it and returns the result block to append.
+func (r *Remote) call(ctx context.Context, loop *toolLoop, code string) string {
+	res := loop.call(ctx, code)
+	body, cut := r.fit(resultText(res, r.Format))
+	loop.record(code, res, cut)
 	return ResultBlock(r.Format, body)
 }
 
@@ -365,24 +280,4 @@ func (r *Remote) fit(text string) (string, bool) {
 		return text, false
 	}
 	return string(rs[:keep]) + TruncationMark + string(rs[len(rs)-keep:]), true
-}
-
-// callTool runs input under timeout; a tool that ignores its deadline is
-// abandoned after toolGrace more and recorded as a timeout.
-func callTool(ctx context.Context, tool envs.Tool, timeout time.Duration, input string) envs.Result {
-	cctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	ch := make(chan envs.Result, 1)
-	go func() { ch <- tool.Call(cctx, input) }()
-	grace := time.NewTimer(timeout + toolGrace)
-	defer grace.Stop()
-	select {
-	case res := <-ch:
-		return res
-	case <-ctx.Done():
-		return envs.Result{Status: envs.StatusError, Output: "error: canceled", Error: ctx.Err().Error()}
-	case <-grace.C:
-		msg := fmt.Sprintf("timed out after %v", timeout)
-		return envs.Result{Status: envs.StatusTimeout, Output: "error: " + msg, Error: msg}
-	}
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/openai"
 )
 
 // wholeText feeds a script the question line as its prompt and the rest of
@@ -42,13 +43,16 @@ func (t eosText) Decode(ids []int) string {
 // completions endpoint, re-encoding every prompt.
 func completionServer(t *testing.T, p Policy, tok Tokenizer) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req completionRequest
+		var req openai.CompletionRequest
 		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || r.URL.Path != "/v1/completions" {
 			http.Error(w, "bad request", http.StatusBadRequest)
 			return
 		}
-		cfg := CompleteConfig{MaxTokens: req.MaxTokens, Temperature: req.Temperature, TopP: req.TopP, Stop: req.Stop}
-		c, err := Complete(r.Context(), p, tok, tok.Encode(req.Prompt), cfg, rand.New(rand.NewSource(*req.Seed)))
+		var prompt string
+		json.Unmarshal(req.Prompt, &prompt)
+		stops, _ := openai.ParseStop(req.Stop)
+		cfg := CompleteConfig{MaxTokens: *req.MaxTokens, Temperature: *req.Temperature, TopP: *req.TopP, Stop: stops}
+		c, err := Complete(r.Context(), p, tok, tok.Encode(prompt), cfg, rand.New(rand.NewSource(*req.Seed)))
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
@@ -139,7 +143,8 @@ func TestRemoteStopOf(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := r.stopOf(c.text, c.finish, json.RawMessage(c.reason), stops); got != c.want {
+			choice := openai.Choice{Text: c.text, FinishReason: c.finish, StopReason: json.RawMessage(c.reason)}
+			if got := r.stopOf(choice, stops); got != c.want {
 				t.Errorf("got %q, want %q", got, c.want)
 			}
 		})

@@ -103,7 +103,7 @@ func TestCheckpointManifestRefusesDamage(t *testing.T) {
 			if !errors.As(err, &ce) || ce.File != c.file || !strings.Contains(err.Error(), c.file) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("err = %v, want a CheckpointError naming %s and saying %q", err, c.file, c.want)
 			}
-			if _, err := OpenCheckpoint(dir, nil, nil); err == nil || !strings.Contains(err.Error(), c.file) {
+			if _, err := OpenCheckpoint(context.Background(), dir, nil, nil); err == nil || !strings.Contains(err.Error(), c.file) {
 				t.Errorf("OpenCheckpoint (eval, sample): err = %v, want one naming %s", err, c.file)
 			}
 		})

@@ -7,8 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/artist-rl/artist/envs/arith"
-	"github.com/artist-rl/artist/envs/bfcl"
+	"github.com/artist-rl/artist/envs/family"
 	"github.com/artist-rl/artist/envs/sandbox"
 	"github.com/artist-rl/artist/policy"
 	"github.com/artist-rl/artist/reward"
@@ -48,7 +47,7 @@ type Config struct {
 	Format rollout.Format `yaml:"format"`
 	// Prompt renders a task as the text the policy continues.
 	Prompt PromptConfig `yaml:"prompt"`
-	// Task selects and configures the task family.
+	// Task selects the task family and holds each family's section.
 	Task TaskConfig `yaml:"task"`
 	// Tool selects the code tool.
 	Tool ToolConfig `yaml:"tool"`
@@ -77,60 +76,16 @@ type PromptConfig struct {
 	System string `yaml:"system"`
 }
 
-// TaskConfig selects the task family.
-type TaskConfig struct {
-	// Name of the family: "arith" (default: synthetic word problems that
-	// need the code tool), "math" (problems with final answers from files)
-	// or "bfcl" (BFCL v3 multi-turn function calling).
-	Name  string         `yaml:"name"`
-	Arith arith.Config   `yaml:"arith"`
-	Math  MathTaskConfig `yaml:"math"`
-	BFCL  BFCLTaskConfig `yaml:"bfcl"`
-}
-
-// BFCLTaskConfig configures the "bfcl" family: multi-turn conversations
-// whose calls run in the Go ports of the BFCL v3 APIs (tool.kind bfcl),
-// scored by the function-calling rewards and, for accuracy, by the
-// official checker.
-type BFCLTaskConfig struct {
-	// Data is the folder of the BFCL v3 files (scripts/fetch-data.sh).
-	// Default "data/bfcl_v3".
-	Data string `yaml:"data"`
-	// Category is base (default), miss_func, miss_param or long_context.
-	Category string `yaml:"category"`
-	// Train and Heldout are the sizes of the training pool and the
-	// validation set, drawn without overlap from the category's entries
-	// shuffled by SplitSeed. Defaults 100 and 100, as in the paper.
-	Train   int `yaml:"train"`
-	Heldout int `yaml:"heldout"`
-	// SplitSeed shuffles the entries before the split; it is apart from
-	// the run's seed so that runs of different seeds share the split.
-	// Default 0.
-	SplitSeed int64 `yaml:"split_seed"`
-	// Docs is how prompts list the functions: "json" (default, the
-	// documentation as BFCL gives it) or "signatures" (one compact line
-	// per function, for small models).
-	Docs string `yaml:"docs"`
-}
-
-// MathTaskConfig names the files of the "math" task family (JSON Lines or
-// JSON lists with problem/answer fields; see envs/mathtask).
-type MathTaskConfig struct {
-	// Train is the training pool, e.g. data/math_train/math.json.
-	Train string `yaml:"train"`
-	// Eval is the held-out set, e.g. data/math500/test.jsonl.
-	Eval string `yaml:"eval"`
-}
-
-// ToolConfig selects the code tool.
+// ToolConfig selects the tool that runs the policy's calls.
 type ToolConfig struct {
-	// Kind is "sandbox" (default: Go code run by the yaegi sandbox), "bfcl"
-	// (function calls run on the task's BFCL API instances; task bfcl
-	// only) or "disabled" (every call answers with an error: the
-	// ablation). With
-	// sandbox.stateful true, the calls of one trajectory share an
-	// interpreter, so later code sees earlier definitions; the default is a
-	// fresh interpreter per call, as in the paper.
+	// Kind is "sandbox" (default: Go code run by the yaegi sandbox), a
+	// tool kind of the task family (family.Family.ToolKinds: for
+	// example function calls run on the task's API instances) or
+	// "disabled" (every call answers with an error: the ablation). The
+	// kind must be one the task family lists. With sandbox.stateful
+	// true, the calls of one trajectory share an interpreter, so later
+	// code sees earlier definitions; the default is a fresh interpreter
+	// per call, as in the paper.
 	Kind    string         `yaml:"kind"`
 	Sandbox sandbox.Config `yaml:"sandbox"`
 	// Library adds an ATLASS-style tool library to the sandbox.
@@ -156,12 +111,14 @@ type LibraryConfig struct {
 
 // RewardConfig weights reward components.
 type RewardConfig struct {
-	// Weights by component name; default the paper's math rewards:
-	// answer, format_relaxed, format_strict and tool_success, each weight 1
-	// (max total 4). Task bfcl takes the function-calling rewards instead:
-	// fc_state, fc_function and fc_format (max total 1.175). A weights
-	// mapping in a config file replaces the default set; -set
-	// reward.weights.NAME=W changes one weight.
+	// Weights by component name (reward.Names); default the paper's
+	// rewards for tasks with final answers: answer, format_relaxed, format_strict and
+	// tool_success, each weight 1 (max total 4). Only the components the
+	// task family lists (family.Family.Rewards) are allowed: a
+	// function-calling family takes fc_state, fc_function and fc_format
+	// instead (max total 1.175). A weights mapping in a config file
+	// replaces the default set; -set reward.weights.NAME=W changes one
+	// weight.
 	Weights map[string]float64 `yaml:"weights"`
 }
 
@@ -178,8 +135,9 @@ type WarmStartConfig struct {
 	Demos int `yaml:"demos"`
 	// ToolFraction is the share of demonstrations that call the tool; the
 	// rest answer without it, so the warm-started policy is imperfect.
-	// Default 0.4. Task bfcl ignores Demos and ToolFraction: its library
-	// is the ground truth of every training entry, run for real results.
+	// Default 0.4. A family may write its library otherwise (one
+	// demonstration per training task, for example) and ignore Demos
+	// and ToolFraction (family.DemoRequest).
 	ToolFraction float64 `yaml:"tool_fraction"`
 	// MicroBatch bounds the sequences of one backward pass; a batch runs
 	// as several passes whose gradients add up, which bounds memory on
@@ -272,12 +230,9 @@ func DefaultConfig() Config {
 			NumAttentionHeads: 4, NumKeyValueHeads: 2, MaxPositionEmbeddings: 256,
 			RopeTheta: 10000, RMSNormEps: 1e-6, TieWordEmbeddings: true,
 		},
-		Format: rollout.DefaultFormat(),
-		Prompt: PromptConfig{Template: "plain"},
-		Task: TaskConfig{
-			Name: "arith", Arith: arith.DefaultConfig(),
-			BFCL: BFCLTaskConfig{Data: "data/bfcl_v3", Category: "base", Train: 100, Heldout: 100, Docs: "json"},
-		},
+		Format:    rollout.DefaultFormat(),
+		Prompt:    PromptConfig{Template: "plain"},
+		Task:      defaultTaskConfig(),
 		Tool:      ToolConfig{Kind: "sandbox", Sandbox: sandbox.DefaultConfig(), Library: LibraryConfig{K: 3}},
 		Rollout:   rc,
 		Reward:    RewardConfig{Weights: reward.DefaultWeights()},
@@ -316,10 +271,11 @@ func (c *Config) Validate() error {
 	if c.Prompt.Template != "plain" && c.Prompt.Template != "chat" {
 		return fmt.Errorf("config: prompt.template %q is unknown: use plain or chat", c.Prompt.Template)
 	}
-	if err := c.Task.validate(c.WarmStart.Steps); err != nil {
+	fam, err := c.Task.validate(c.WarmStart.Steps)
+	if err != nil {
 		return err
 	}
-	if err := c.validateTool(); err != nil {
+	if err := c.validateTool(fam); err != nil {
 		return err
 	}
 	if err := c.Rollout.Validate(); err != nil {
@@ -328,7 +284,7 @@ func (c *Config) Validate() error {
 	if c.GRPO.Steps > 0 && c.Rollout.GroupSize < 2 {
 		return fmt.Errorf("config: rollout.group_size must be at least 2 for group-relative advantages, got %d", c.Rollout.GroupSize)
 	}
-	if err := c.validateWeights(); err != nil {
+	if err := c.validateWeights(fam); err != nil {
 		return err
 	}
 	if err := c.WarmStart.validate(); err != nil {
@@ -340,63 +296,25 @@ func (c *Config) Validate() error {
 	return c.validateEvalCheckpoint()
 }
 
-func (t TaskConfig) validate(warmSteps int) error {
-	switch t.Name {
-	case "arith":
-		if err := t.Arith.Validate(); err != nil {
-			return fmt.Errorf("config: task.arith: %w", err)
+// validateTool checks the tool against the task family: "disabled",
+// or one of the family's tool kinds.
+func (c *Config) validateTool(fam family.Family) error {
+	kinds := fam.ToolKinds()
+	switch kind := c.Tool.Kind; {
+	case kind == "disabled":
+	case slices.Contains(kinds, kind):
+		if kind == family.SandboxTool {
+			if err := c.Tool.Sandbox.Validate(); err != nil {
+				return fmt.Errorf("config: tool.sandbox: %w", err)
+			}
 		}
-	case "math":
-		if t.Math.Train == "" || t.Math.Eval == "" {
-			return fmt.Errorf("config: task.math.train and task.math.eval must name problem files (see scripts/fetch-data.sh)")
-		}
-		if warmSteps > 0 {
-			return fmt.Errorf("config: warmstart.steps must be 0 for task math: demonstrations are generated for arith and bfcl only")
-		}
-	case "bfcl":
-		return t.BFCL.validate()
+	case slices.Contains(toolKinds(), kind):
+		return fmt.Errorf("config: tool.kind %s does not run the calls of task %s: set tool.kind: %s", kind, fam.Name(), kinds[0])
 	default:
-		return fmt.Errorf("config: task.name %q is unknown: the task families are arith, math and bfcl", t.Name)
+		all := toolKinds()
+		return fmt.Errorf("config: tool.kind %q is unknown: use %s or disabled", kind, strings.Join(all, ", "))
 	}
-	return nil
-}
-
-func (b BFCLTaskConfig) validate() error {
-	switch {
-	case b.Data == "":
-		return fmt.Errorf("config: task.bfcl.data is empty: name the BFCL v3 folder (see scripts/fetch-data.sh)")
-	case !slices.Contains(bfcl.Categories, b.Category):
-		return fmt.Errorf("config: task.bfcl.category %q is unknown: use one of %s", b.Category, strings.Join(bfcl.Categories, ", "))
-	case b.Train < 1 || b.Heldout < 1:
-		return fmt.Errorf("config: task.bfcl.train and task.bfcl.heldout must be >= 1, got %d and %d", b.Train, b.Heldout)
-	}
-	if err := (bfcl.TaskOptions{Docs: b.Docs}).Validate(); err != nil {
-		return fmt.Errorf("config: task.bfcl.docs: %w", err)
-	}
-	return nil
-}
-
-// validateTool checks the tool against the task: Go code for arith and
-// math, function calls for bfcl.
-func (c *Config) validateTool() error {
-	fc := c.Task.Name == "bfcl"
-	switch c.Tool.Kind {
-	case "sandbox":
-		if fc {
-			return fmt.Errorf("config: tool.kind sandbox runs Go code, but task bfcl makes function calls: set tool.kind: bfcl")
-		}
-		if err := c.Tool.Sandbox.Validate(); err != nil {
-			return fmt.Errorf("config: tool.sandbox: %w", err)
-		}
-	case "bfcl":
-		if !fc {
-			return fmt.Errorf("config: tool.kind bfcl runs function calls of task bfcl, but the task is %s: set tool.kind: sandbox", c.Task.Name)
-		}
-	case "disabled":
-	default:
-		return fmt.Errorf("config: tool.kind %q is unknown: use sandbox, bfcl or disabled", c.Tool.Kind)
-	}
-	if l := c.Tool.Library; l.Path != "" && c.Tool.Kind != "sandbox" {
+	if l := c.Tool.Library; l.Path != "" && c.Tool.Kind != family.SandboxTool {
 		return fmt.Errorf("config: tool.library holds Go functions for the sandbox, but tool.kind is %s: clear tool.library.path or use tool.kind: sandbox", c.Tool.Kind)
 	}
 	if c.Tool.Library.K < 0 {
@@ -405,18 +323,31 @@ func (c *Config) validateTool() error {
 	return nil
 }
 
-// validateWeights checks the reward components against the task.
-func (c *Config) validateWeights() error {
-	if c.Task.Name != "bfcl" {
-		if _, err := reward.NewComposite(c.Reward.Weights, c.Format); err != nil {
-			return fmt.Errorf("config: reward.weights: %w", err)
+// toolKinds lists sandbox and then the other tool kinds of the registered
+// families, in registration order.
+func toolKinds() []string {
+	out := []string{family.SandboxTool}
+	for _, f := range family.All() {
+		for _, k := range f.ToolKinds() {
+			if !slices.Contains(out, k) {
+				out = append(out, k)
+			}
 		}
-		return nil
 	}
-	if err := reward.CheckFCWeights(c.Reward.Weights); err != nil {
-		return fmt.Errorf("config: reward.weights: %w (task bfcl)", err)
+	return out
+}
+
+// validateWeights checks the reward components against the task family.
+func (c *Config) validateWeights(fam family.Family) error {
+	if err := reward.CheckWeights(c.Reward.Weights, rewardEnv(c.Format, fam, nil)); err != nil {
+		return fmt.Errorf("config: reward.weights: %w", err)
 	}
 	return nil
+}
+
+// rewardEnv is what the reward components of a family are built from.
+func rewardEnv(f rollout.Format, fam family.Family, supplies []any) reward.Env {
+	return reward.Env{Format: f, Supplies: supplies, Components: fam.Rewards()}
 }
 
 func (w WarmStartConfig) validate() error {

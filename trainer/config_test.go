@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/artist-rl/artist/envs/arith"
 	"github.com/artist-rl/artist/reward"
 )
 
@@ -29,7 +30,7 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"negative lr", "grpo:\n  lr: -1\n", nil, []string{"grpo.lr must be > 0"}},
 		{"bad agg", "grpo:\n  agg: mean\n", nil, []string{"agg"}},
 		{"bad advantage", "grpo:\n  advantage: ppo\n", nil, []string{"grpo.advantage", "drgrpo"}},
-		{"bad tool", "tool:\n  kind: python\n", nil, []string{"tool.kind", "sandbox, bfcl or disabled"}},
+		{"bad tool", "tool:\n  kind: python\n", nil, []string{"tool.kind", "sandbox, bfcl", "or disabled"}}, // and the kinds of families a test registered
 		{"sandbox for bfcl", "task:\n  name: bfcl\n", nil, []string{"tool.kind sandbox", "tool.kind: bfcl"}},
 		{"bfcl tool for arith", "tool:\n  kind: bfcl\n", nil, []string{"tool.kind bfcl", "tool.kind: sandbox"}},
 		{"math rewards for bfcl", "task:\n  name: bfcl\ntool:\n  kind: bfcl\n", nil, []string{"reward.weights", "fc_state"}},
@@ -73,8 +74,8 @@ func TestConfigOverrides(t *testing.T) {
 	if cfg.GRPO.Steps != 7 || cfg.GRPO.LR != 0.01 || cfg.Seed != 9 || cfg.Rollout.ToolTimeout != 500*time.Millisecond {
 		t.Errorf("overrides not applied: %+v %+v seed %d", cfg.GRPO, cfg.Rollout, cfg.Seed)
 	}
-	if len(cfg.Task.Arith.Ops) != 2 {
-		t.Errorf("task.arith.ops = %v, want [mul div]", cfg.Task.Arith.Ops)
+	if ops := cfg.Task.Section("arith").(*arith.Config).Ops; len(ops) != 2 {
+		t.Errorf("task.arith.ops = %v, want [mul div]", ops)
 	}
 	// Untouched keys keep their defaults.
 	def := DefaultConfig()

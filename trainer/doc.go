@@ -1,10 +1,11 @@
 // Package trainer trains a tool-using policy: a supervised warm start on
 // ART-style demonstrations, then GRPO (ARTIST, arXiv 2505.01441).
 //
-// A run (Train, or Setup then Run) follows ARCHITECTURE.md's data flow. The
-// warm start builds a library of worked solutions whose tool output comes
-// from really running the tool (Demonstrations), fine-tunes on it with the
-// tool output masked, evaluates the held-out split and checkpoints step 0.
+// A run (Train, or Setup then Run) follows the data flow of one GRPO step
+// in docs/ARCHITECTURE.md. The warm start builds a library of worked
+// solutions whose tool output comes from really running the tool (the
+// task family's Demonstrations), fine-tunes on it with the tool output
+// masked, evaluates the held-out split and checkpoints step 0.
 // Each GRPO step then samples prompts, rolls out G trajectories per prompt
 // (rollout.Engine), scores them (reward.Composite), computes group
 // advantages and updates the weights, with one timed phase each for
@@ -19,10 +20,11 @@
 // (policy.Model.Backward), so tokens with loss mask 0 get exactly no
 // gradient. AdamW updates the weights with global gradient-norm clipping.
 //
-// Task families: arith (synthetic word problems, the CPU default), math
-// (problem files) and bfcl (BFCL v3 multi-turn function calling, with the
-// ground truth of the training entries as the warm-start library and the
-// official checker as accuracy).
+// Task families (envs/family) supply everything task-specific: the
+// training pool and held-out split, the tools beside the sandbox, the
+// warm-start library, the reward components and the judge of accuracy,
+// and their config section (task.<name>). The trainer holds none of it;
+// the program registers the families it knows.
 //
 // Randomness: every phase step draws from a source derived from (seed,
 // phase, step), so the same config and seed give the same run, and a run

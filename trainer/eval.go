@@ -8,14 +8,14 @@ import (
 	"strings"
 
 	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/evalbench"
 	"github.com/artist-rl/artist/internal/atomicfile"
-	"github.com/artist-rl/artist/reward"
 	"github.com/artist-rl/artist/rollout"
 )
 
 // EvalResult summarises rollouts on held-out tasks.
 type EvalResult struct {
-	Accuracy      float64 `json:"accuracy"`   // pass@1: mean over tasks and samples of correctness (see Run.correct)
+	Accuracy      float64 `json:"accuracy"`   // pass@1: mean over tasks and samples of correctness (family.Set.Judge)
 	ToolCalls     float64 `json:"tool_calls"` // mean tool calls per rollout
 	ToolFailFrac  float64 `json:"tool_fail_frac"`
 	ResponseLen   float64 `json:"response_len"` // mean model tokens per rollout
@@ -25,28 +25,6 @@ type EvalResult struct {
 	// rollouts it applies to, divided by all rollouts.
 	Parts map[string]float64 `json:"reward_parts,omitempty"`
 	N     int                `json:"n"` // rollouts scored
-}
-
-// verdict says in words whether a rollout solved its task and why not.
-func (r *Run) verdict(t *rollout.Trajectory) string {
-	if r.fc != nil {
-		v := r.fc.fc.Check(t)
-		if v.Valid {
-			return "correct: the checker passes every turn"
-		}
-		return fmt.Sprintf("incorrect: %s: %s", v.ErrorType, v.Message)
-	}
-	return fmt.Sprintf("gold %s, correct %v", t.Task.Answer, reward.Correct(t, t.Task, r.Cfg.Format))
-}
-
-// correct says whether a rollout solved its task: the final answer equals
-// the gold one (arith, math), or the official checker passes the
-// conversation (bfcl).
-func (r *Run) correct(t *rollout.Trajectory) bool {
-	if r.fc != nil {
-		return r.fc.fc.Check(t).Valid
-	}
-	return reward.Correct(t, t.Task, r.Cfg.Format)
 }
 
 // evalChunk bounds how many tasks decode together during evaluation.
@@ -70,51 +48,44 @@ func (r *Run) Evaluate(ctx context.Context, tasks []envs.Task, samples int, temp
 		}
 		all = append(all, trajs...)
 	}
-	return r.score(all), all, nil
+	return r.score(all, samples), all, nil
 }
 
-// score aggregates the eval statistics of trajectories.
-func (r *Run) score(trajs []*rollout.Trajectory) EvalResult {
-	var res EvalResult
-	calls, fails := 0, 0
-	for _, t := range trajs {
-		if r.correct(t) {
-			res.Accuracy++
-		}
-		total, parts := r.Reward.Score(t, t.Task)
-		res.Reward += total
-		for k, v := range parts {
-			if res.Parts == nil {
-				res.Parts = map[string]float64{}
-			}
-			res.Parts[k] += v
-		}
-		calls += len(t.Calls)
-		for _, c := range t.Calls {
-			if !c.Result.Status.Success() {
-				fails++
-			}
-		}
-		res.ResponseLen += float64(t.ModelTokens())
-		if t.Stop == rollout.StopLength {
-			res.TruncatedFrac++
-		}
+// score grades trajectories, k per task grouped contiguously, with the
+// family's judge and the run's reward (evalbench.Scorer: the grading of
+// artist eval too) and averages them over the rollouts.
+func (r *Run) score(trajs []*rollout.Trajectory, k int) EvalResult {
+	if len(trajs) == 0 {
+		return EvalResult{}
 	}
-	n := float64(len(trajs))
-	if n == 0 {
-		return res
+	tasks := make([]envs.Task, len(trajs)/k)
+	rolls := make([]evalbench.Rollout, len(trajs))
+	for i, t := range trajs {
+		tasks[i/k] = t.Task
+		rolls[i] = evalbench.Rollout{Traj: t, Tokens: t.ModelTokens()}
 	}
-	res.N = len(trajs)
-	res.Accuracy /= n
-	res.Reward /= n
-	for k := range res.Parts {
-		res.Parts[k] /= n
+	sc := evalbench.Scorer{Bench: r.Cfg.Task.Name, Judge: r.Tasks, Parts: r.Reward}
+	_, tally := sc.Tally(tasks, rolls, k)
+	return resultOf(tally)
+}
+
+// resultOf averages a tally over its rollouts (tool failures over calls).
+func resultOf(t evalbench.Tally) EvalResult {
+	n := float64(t.Samples)
+	res := EvalResult{N: t.Samples}
+	res.Accuracy = float64(t.Correct) / n
+	res.Reward = t.Reward / n
+	for k, v := range t.Rewards {
+		if res.Parts == nil {
+			res.Parts = map[string]float64{}
+		}
+		res.Parts[k] = v / n
 	}
-	res.ResponseLen /= n
-	res.TruncatedFrac /= n
-	res.ToolCalls = float64(calls) / n
-	if calls > 0 {
-		res.ToolFailFrac = float64(fails) / float64(calls)
+	res.ResponseLen = t.Tokens / n
+	res.TruncatedFrac = t.Truncated / n
+	res.ToolCalls = float64(t.Calls) / n
+	if t.Calls > 0 {
+		res.ToolFailFrac = float64(t.Failed) / float64(t.Calls)
 	}
 	return res
 }
@@ -139,7 +110,7 @@ func (r *Run) evalAndRecord(ctx context.Context, tag string) (EvalResult, error)
 	fmt.Fprintf(&b, "# %s: accuracy %.3f, tool calls %.2f, %d rollouts\n", tag, res.Accuracy, res.ToolCalls, res.N)
 	for i := 0; i < len(trajs) && i < e.SaveSamples; i++ {
 		t := trajs[i]
-		fmt.Fprintf(&b, "\n## %s (%s, stop %s)\n%s\n", t.Task.ID, r.verdict(t), t.Stop, rollout.Text(t, r.Tok, true))
+		fmt.Fprintf(&b, "\n## %s (%s, stop %s)\n%s\n", t.Task.ID, r.Tasks.Judge(t).Reason, t.Stop, rollout.Text(t, r.Tok, true))
 	}
 	path := filepath.Join(r.Cfg.RunDir, "samples", tag+".txt")
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

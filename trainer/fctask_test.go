@@ -65,7 +65,7 @@ func TestFCDemonstrations(t *testing.T) {
 
 func testFCDemonstrations(t *testing.T, data string) {
 	cfg := tinyFCConfigOn(t, data, t.TempDir())
-	r, err := Setup(cfg, nil)
+	r, err := Setup(context.Background(), cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,8 +74,8 @@ func testFCDemonstrations(t *testing.T, data string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(demos) != cfg.Task.BFCL.Train {
-		t.Fatalf("%d demonstrations for %d training entries", len(demos), cfg.Task.BFCL.Train)
+	if len(demos) != cfg.Task.Section("bfcl").(*bfcl.Config).Train {
+		t.Fatalf("%d demonstrations for %d training entries", len(demos), cfg.Task.Section("bfcl").(*bfcl.Config).Train)
 	}
 	d, err := bfcl.Load(data)
 	if err != nil {
@@ -83,7 +83,7 @@ func testFCDemonstrations(t *testing.T, data string) {
 	}
 	f := cfg.Format
 	for i, demo := range demos {
-		e := r.fc.train[i]
+		e := r.Tasks.(*bfcl.Set).TrainEntries()[i]
 		replay, err := bfcl.Replay(d, e)
 		if err != nil {
 			t.Fatal(err)
@@ -189,7 +189,7 @@ func TestRenderTurnChat(t *testing.T) {
 // not by overflowing mid-run.
 func TestSetupChecksContext(t *testing.T) {
 	cfg := tinyFCConfig(t, t.TempDir(), "model.max_position_embeddings=512")
-	_, err := Setup(cfg, nil)
+	_, err := Setup(context.Background(), cfg, nil)
 	if err == nil || !strings.Contains(err.Error(), "max_position_embeddings 512") || !strings.Contains(err.Error(), "rollout.max_response_tokens") {
 		t.Fatalf("Setup error %v; want one naming the context and the budgets", err)
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // GroupAdvantages computes group-relative advantages (ARTIST, arXiv
-// 2505.01441, eq. 1; ARCHITECTURE.md "Advantage"). rewards holds
+// 2505.01441, eq. 1; docs/ARCHITECTURE.md, "Advantage"). rewards holds
 // len(rewards)/groupSize consecutive groups of groupSize rollouts of one
 // prompt each. For rollout i of group g:
 //
@@ -131,7 +131,7 @@ const (
 	AggSeqMeanTokenSumNorm = "seq-mean-token-sum-norm"
 )
 
-// logRatioClamp bounds log-ratios before exp (ARCHITECTURE.md: ±20).
+// logRatioClamp bounds log-ratios before exp (docs/ARCHITECTURE.md: ±20).
 const logRatioClamp = 20
 
 // LossConfig sets the clipped-surrogate loss of eq. 1.
@@ -202,7 +202,7 @@ type LossOutput struct {
 }
 
 // PolicyLoss evaluates the GRPO objective (ARTIST, arXiv 2505.01441, eq. 1;
-// ARCHITECTURE.md "Loss") as a loss to minimise, and its gradient with
+// docs/ARCHITECTURE.md, "Loss") as a loss to minimise, and its gradient with
 // respect to the current log-probs. Per mask-1 token, with A the sequence's
 // advantage:
 //

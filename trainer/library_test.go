@@ -51,7 +51,7 @@ func TestToolLibrary(t *testing.T) {
 	dir := t.TempDir()
 	cfg := tinyConfig(t, dir)
 	cfg.Tool.Library = LibraryConfig{Path: seedLibrary(t), K: 2, Grow: true}
-	r, err := Setup(cfg, nil)
+	r, err := Setup(context.Background(), cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestToolLibrary(t *testing.T) {
 	if err := r.saveCheckpoint(&trainerState{Seed: cfg.Seed}, nil); err != nil {
 		t.Fatal(err)
 	}
-	again, err := Setup(cfg, nil)
+	again, err := Setup(context.Background(), cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

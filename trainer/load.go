@@ -123,6 +123,8 @@ func checkNode(n *yaml.Node, t reflect.Type, path string) error {
 		return nil
 	}
 	switch {
+	case t == taskConfigType:
+		return checkTask(n, path)
 	case t == durationType:
 		if _, err := time.ParseDuration(n.Value); n.Kind != yaml.ScalarNode || err != nil {
 			return fmt.Errorf("line %d: %s: %q is not a duration: write e.g. 2s or 500ms", n.Line, path, n.Value)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/artist-rl/artist/internal/atomicfile"
 	"github.com/artist-rl/artist/policy"
+	"github.com/artist-rl/artist/policy/backend"
 )
 
 // Summary is what summary.json holds: held-out results before and after
@@ -21,6 +22,9 @@ type Summary struct {
 	Steps     int        `json:"steps"`
 	Seed      int64      `json:"seed"`
 	Tool      string     `json:"tool"`
+	// Backend is the compute backend of the run's last process: name,
+	// threads, the library's kernel type.
+	Backend backend.Info `json:"backend"`
 }
 
 // stepOutput is what one GRPO step measured.
@@ -153,7 +157,7 @@ func (r *Run) finish(ctx context.Context, st *trainerState, final *EvalResult) (
 	}
 	ev := *final
 	sum := &Summary{Final: ev, Steps: st.Step, Seed: r.Cfg.Seed, Tool: r.Cfg.Tool.Kind,
-		WallS: math.Round(r.wall()*10) / 10}
+		WallS: math.Round(r.wall()*10) / 10, Backend: r.Model.Backend().Info()}
 	if st.WarmStart != nil {
 		sum.WarmStart = *st.WarmStart
 	}

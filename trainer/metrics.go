@@ -11,7 +11,7 @@ import (
 	"github.com/artist-rl/artist/internal/atomicfile"
 )
 
-// Metrics is one step's record: slash-separated keys (ARCHITECTURE.md) to
+// Metrics is one step's record: slash-separated keys (docs/ARCHITECTURE.md) to
 // values. Written as one JSON object per line with "step" added.
 type Metrics map[string]float64
 

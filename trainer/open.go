@@ -1,6 +1,7 @@
 package trainer
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -80,7 +81,7 @@ func readTokenizer(path string) (*policy.Tokenizer, error) {
 // and verified as LoadCheckpoint does. A folder without
 // train_config.yaml (e.g. a plain HuggingFace checkpoint) uses
 // DefaultConfig. It is what `artist eval` and `artist sample` use.
-func OpenCheckpoint(dir string, sets []string, out io.Writer) (*Run, error) {
+func OpenCheckpoint(ctx context.Context, dir string, sets []string, out io.Writer) (*Run, error) {
 	cfgPath := filepath.Join(dir, "train_config.yaml")
 	if _, err := verifyCheckpoint(dir, "train_config.yaml"); err != nil {
 		return nil, err
@@ -101,5 +102,5 @@ func OpenCheckpoint(dir string, sets []string, out io.Writer) (*Run, error) {
 	}
 	cfg.Tokenizer = tokPath
 	cfg.Init = dir
-	return Setup(cfg, out)
+	return Setup(ctx, cfg, out)
 }

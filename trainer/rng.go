@@ -21,12 +21,10 @@ func stepRNG(seed int64, phase string, step int) *rand.Rand {
 }
 
 // taskRNG draws the training tasks of one phase step. It mixes the task
-// family's train seed into the run seed, so train draws and the held-out
-// split (generated from its own eval seed) come from different seeds.
+// family's seed (family.Set.TaskSeed) into the run seed, so train draws
+// and a held-out split generated from its own seed come from different
+// seeds.
 func (r *Run) taskRNG(phase string, step int) *rand.Rand {
-	seed := r.Cfg.Seed
-	if r.Cfg.Task.Name == "arith" {
-		seed ^= r.Cfg.Task.Arith.TrainSeed << 32
-	}
+	seed := r.Cfg.Seed ^ r.Tasks.TaskSeed()<<32
 	return stepRNG(seed, "tasks/"+phase, step)
 }

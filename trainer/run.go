@@ -13,8 +13,7 @@ import (
 	"time"
 
 	"github.com/artist-rl/artist/envs"
-	"github.com/artist-rl/artist/envs/arith"
-	"github.com/artist-rl/artist/envs/mathtask"
+	"github.com/artist-rl/artist/envs/family"
 	"github.com/artist-rl/artist/envs/sandbox"
 	"github.com/artist-rl/artist/envs/toollib"
 	"github.com/artist-rl/artist/internal/atomicfile"
@@ -41,8 +40,11 @@ type Run struct {
 	Train   envs.Sampler
 	Heldout []envs.Task
 	Reward  reward.Composite
+	// Family is the task family of Cfg.Task.Name, and Tasks the family
+	// opened on its config section: it judges the rollouts.
+	Family family.Family
+	Tasks  family.Set
 
-	fc        *fcTask          // the bfcl task family; nil for the others
 	lib       *toollib.Augment // the tool library around the sandbox; nil without one
 	closeTool func() error     // releases the tool's workers
 	demoLib   []Demo           // the warm-start library, built once
@@ -54,24 +56,27 @@ type Run struct {
 	priorWall     float64   // seconds spent by earlier processes of a resumed run
 }
 
-// Setup builds everything a run needs from its config: the tokenizer, a
-// fresh or loaded model, the task splits, the tool and the reward. It does
-// not touch the run folder.
-func Setup(cfg Config, out io.Writer) (*Run, error) {
+// Setup builds everything a run needs from its config: the task family's
+// tasks, the tokenizer, a fresh or loaded model, the tool and the reward.
+// It does not touch the run folder. ctx bounds the work of building them
+// (the warm-start library that a built-in tokenizer learns from).
+func Setup(ctx context.Context, cfg Config, out io.Writer) (*Run, error) {
 	if out == nil {
 		out = io.Discard
 	}
 	r := &Run{Cfg: cfg, out: out}
-	var err error
-	if r.Train, r.Heldout, err = r.newTasks(cfg.Task); err != nil {
+	if err := r.setupTasks(); err != nil {
 		return nil, err
 	}
-	if err := r.setupTokenizer(); err != nil {
+	if err := r.setupTokenizer(ctx); err != nil {
 		return nil, err
 	}
 	if err := r.setupModel(); err != nil {
 		return nil, err
 	}
+	sel, _ := policy.DefaultBackend() // setupModel's model computes with it
+	fmt.Fprintf(out, "backend: %v\n", sel)
+	var err error
 	if r.Tool, err = r.newTool(cfg.Tool); err != nil {
 		return nil, err
 	}
@@ -79,71 +84,82 @@ func Setup(cfg Config, out io.Writer) (*Run, error) {
 		r.Close()
 		return nil, err
 	}
-	if r.fc != nil {
-		r.Reward, err = r.fc.fc.Weighted(cfg.Reward.Weights)
-	} else {
-		r.Reward, err = reward.NewComposite(cfg.Reward.Weights, cfg.Format)
-	}
-	if err != nil {
+	env := rewardEnv(cfg.Format, r.Family, r.Tasks.Supplies())
+	if r.Reward, err = reward.NewComposite(cfg.Reward.Weights, env); err != nil {
 		r.Close()
 		return nil, fmt.Errorf("trainer: reward: %w", err)
 	}
 	return r, nil
 }
 
-func (r *Run) newTasks(c TaskConfig) (envs.Sampler, []envs.Task, error) {
-	if c.Name == "bfcl" {
-		ft, train, heldout, err := newFCTask(c.BFCL, r.Cfg.Format)
-		if err != nil {
-			return nil, nil, err
-		}
-		r.fc = ft
-		return train, heldout, nil
-	}
-	if c.Name == "math" {
-		train, _, err := mathtask.Load(c.Math.Train)
-		if err != nil {
-			return nil, nil, fmt.Errorf("trainer: task.math.train: %w", err)
-		}
-		heldout, _, err := mathtask.Load(c.Math.Eval)
-		if err != nil {
-			return nil, nil, fmt.Errorf("trainer: task.math.eval: %w", err)
-		}
-		return train, heldout, nil
-	}
-	train, heldout, err := arith.NewSplit(c.Arith)
+// setupTasks opens the task family on its config section.
+func (r *Run) setupTasks() error {
+	c := r.Cfg.Task
+	fam, err := family.Lookup(c.Name)
 	if err != nil {
-		return nil, nil, fmt.Errorf("trainer: task.arith: %w", err)
+		return fmt.Errorf("trainer: task.name: %w", err)
 	}
-	return train, heldout, nil
+	set, err := fam.Open(c.Section(c.Name), r.Cfg.Format)
+	if err != nil {
+		return fmt.Errorf("trainer: %w", err)
+	}
+	r.Family, r.Tasks = fam, set
+	r.Train, r.Heldout = set.Train(), set.Heldout()
+	if r.Train == nil {
+		return fmt.Errorf("trainer: task %s has no training pool", c.Name)
+	}
+	return nil
 }
 
+// newTool builds the configured tool (OpenTool); a run that grows its
+// tool library continues with the library it saved.
 func (r *Run) newTool(c ToolConfig) (envs.Tool, error) {
+	if grown := r.grownLibraryPath(); c.Library.Path != "" && c.Library.Grow && fileExists(grown) {
+		c.Library.Path = grown // a resumed run continues with the library it grew
+	}
+	tool, closeTool, err := OpenTool(c, r.Tasks)
+	if err != nil {
+		return nil, err
+	}
+	r.closeTool = closeTool
+	r.lib, _ = tool.(*toollib.Augment)
+	return tool, nil
+}
+
+// OpenTool builds the tool of c for the tasks of set: the ablation
+// (disabled), the Go sandbox with its tool library (family.SandboxTool),
+// or the family's own kind (family.Set.Tool). close releases the
+// sandbox's worker processes; it is nil when there is nothing to release.
+// It is the one wiring of tools, for training and for evaluation.
+func OpenTool(c ToolConfig, set family.Set) (tool envs.Tool, close func() error, err error) {
 	switch c.Kind {
 	case "disabled":
-		return envs.Disabled{}, nil
-	case "bfcl":
-		return r.fc.tool(), nil
+		return envs.Disabled{}, nil, nil
+	case family.SandboxTool:
+		return openSandbox(c)
 	}
+	if tool, err = set.Tool(c.Kind); err != nil {
+		return nil, nil, fmt.Errorf("trainer: tool: %w", err)
+	}
+	return tool, nil, nil
+}
+
+// openSandbox builds the code tool, with the tool library around it when
+// one is configured.
+func openSandbox(c ToolConfig) (envs.Tool, func() error, error) {
 	sb, err := sandbox.New(c.Sandbox)
 	if err != nil {
-		return nil, fmt.Errorf("trainer: tool: %w", err)
+		return nil, nil, fmt.Errorf("trainer: tool: %w", err)
 	}
-	r.closeTool = sb.Close
 	if c.Library.Path == "" {
-		return sb, nil
+		return sb, sb.Close, nil
 	}
-	path := c.Library.Path
-	if grown := r.grownLibraryPath(); c.Library.Grow && fileExists(grown) {
-		path = grown // a resumed run continues with the library it grew
-	}
-	lib, err := toollib.Open(path)
+	lib, err := toollib.Open(c.Library.Path)
 	if err != nil {
 		sb.Close()
-		return nil, fmt.Errorf("trainer: tool.library: %w", err)
+		return nil, nil, fmt.Errorf("trainer: tool.library: %w", err)
 	}
-	r.lib = &toollib.Augment{Inner: sb, Lib: lib, K: c.Library.K, Grow: c.Library.Grow}
-	return r.lib, nil
+	return &toollib.Augment{Inner: sb, Lib: lib, K: c.Library.K, Grow: c.Library.Grow}, sb.Close, nil
 }
 
 // grownLibraryPath is where a run saves the library it grows.
@@ -158,7 +174,7 @@ func fileExists(path string) bool {
 // tokenizer_config.json and generation_config.json of its folder, so EOS
 // and the stop ids are those HuggingFace would use) or trains the run's
 // own.
-func (r *Run) setupTokenizer() error {
+func (r *Run) setupTokenizer(ctx context.Context) error {
 	if r.Cfg.Tokenizer != "" {
 		tok, err := readTokenizer(r.Cfg.Tokenizer)
 		if err != nil {
@@ -167,7 +183,7 @@ func (r *Run) setupTokenizer() error {
 		r.Tok = tok
 		return nil
 	}
-	data, err := r.trainTokenizer()
+	data, err := r.trainTokenizer(ctx)
 	if err != nil {
 		return fmt.Errorf("trainer: tokenizer: %w", err)
 	}
@@ -187,11 +203,11 @@ const eosToken = "<|endoftext|>"
 // numbers stay one token per digit), with the format's tags and EOS as
 // single special tokens. The library is drawn from the seed, so a resumed
 // run builds the same tokenizer.
-func (r *Run) trainTokenizer() ([]byte, error) {
+func (r *Run) trainTokenizer(ctx context.Context) ([]byte, error) {
 	specials := append(r.Cfg.Format.Tags(), eosToken)
 	var corpus []string
-	if r.Cfg.TokenizerMerges > 0 && (r.Cfg.Task.Name == "arith" || r.Cfg.Task.Name == "bfcl") {
-		demos, err := r.demos(context.Background())
+	if r.Cfg.TokenizerMerges > 0 && r.Family.WritesDemos() {
+		demos, err := r.demos(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -286,7 +302,7 @@ func (p PromptConfig) Render(t envs.Task) string {
 // Train runs the whole job: warm start, GRPO, evaluations, checkpoints and
 // the summary, resuming from the run folder's latest checkpoint if any.
 func Train(ctx context.Context, cfg Config, out io.Writer) (*Summary, error) {
-	r, err := Setup(cfg, out)
+	r, err := Setup(ctx, cfg, out)
 	if err != nil {
 		return nil, err
 	}
@@ -331,6 +347,16 @@ func (r *Run) Run(ctx context.Context) (*Summary, error) {
 // ErrInterrupted reports a run stopped by its context; the latest
 // checkpoint resumes it.
 var ErrInterrupted = errors.New("trainer: interrupted")
+
+// RenderTurn renders a later user message of a multi-turn task: on its
+// own line (plain), or as a user turn of the chat template followed by the
+// opened assistant turn (chat).
+func (p PromptConfig) RenderTurn(msg string) string {
+	if p.Template == "chat" {
+		return "\n" + policy.ImStart + "user\n" + msg + policy.ImEnd + "\n" + policy.ImStart + "assistant\n"
+	}
+	return rollout.UserTurnText(msg)
+}
 
 // PolicyOf adapts a model to the rollout engine.
 func PolicyOf(m *policy.Model) rollout.Policy { return modelPolicy{m} }

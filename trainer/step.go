@@ -10,8 +10,9 @@ import (
 	"github.com/artist-rl/artist/rollout"
 )
 
-// grpoStep is one step of ARCHITECTURE.md's data flow: sample prompts, roll
-// out G trajectories each, score, compute group advantages, update.
+// grpoStep is one step of the data flow in docs/ARCHITECTURE.md: sample
+// prompts, roll out G trajectories each, score, compute group advantages,
+// update.
 func (r *Run) grpoStep(ctx context.Context, step int, opt *AdamW, ref *policy.Model) (stepOutput, error) {
 	g := r.Cfg.GRPO
 	G := r.Cfg.Rollout.GroupSize
@@ -54,7 +55,7 @@ func (r *Run) grpoStep(ctx context.Context, step int, opt *AdamW, ref *policy.Mo
 	m["timing/advantage_s"] = time.Since(t0).Seconds()
 
 	t0 = time.Now()
-	up, err := r.update(trajs, adv, opt, ref, rng, step)
+	up, err := r.update(ctx, trajs, adv, opt, ref, rng, step)
 	if err != nil {
 		return stepOutput{}, fmt.Errorf("trainer: step %d: update: %w", step, err)
 	}
@@ -63,7 +64,7 @@ func (r *Run) grpoStep(ctx context.Context, step int, opt *AdamW, ref *policy.Mo
 	}
 	m["timing/update_s"] = time.Since(t0).Seconds()
 
-	ro := r.score(trajs)
+	ro := r.score(trajs, G)
 	m["rollout/tool_calls/mean"] = ro.ToolCalls
 	m["rollout/tool_fail_frac"] = ro.ToolFailFrac
 	m["rollout/response_len/mean"] = ro.ResponseLen
@@ -84,8 +85,11 @@ func (r *Run) grpoStep(ctx context.Context, step int, opt *AdamW, ref *policy.Mo
 // update runs mu epochs of mini-batch updates on the step's trajectories.
 // Rollouts cut by the length budget are left out when mask_truncated is on.
 // The first mini-batch sees the weights that sampled, so its current
-// log-probs are the sampling-time ones; later ones are recomputed.
-func (r *Run) update(trajs []*rollout.Trajectory, adv []float64, opt *AdamW, ref *policy.Model, rng interface{ Perm(int) []int }, step int) (Metrics, error) {
+// log-probs are the sampling-time ones; later ones are recomputed. A ctx
+// that ends stops it before the next mini-batch with ErrInterrupted; the
+// step is then not recorded, and a resumed run takes it again from the
+// last checkpoint.
+func (r *Run) update(ctx context.Context, trajs []*rollout.Trajectory, adv []float64, opt *AdamW, ref *policy.Model, rng interface{ Perm(int) []int }, step int) (Metrics, error) {
 	g := r.Cfg.GRPO
 	var keep []int
 	for i, t := range trajs {
@@ -123,6 +127,9 @@ func (r *Run) update(trajs []*rollout.Trajectory, adv []float64, opt *AdamW, ref
 			}
 			if len(idx) == 0 {
 				continue
+			}
+			if ctx.Err() != nil {
+				return nil, ErrInterrupted
 			}
 			mbSeqs := pick(seqs, idx)
 			var cur [][]float32

@@ -83,7 +83,7 @@ func TestCheckpointCarriesStopIDs(t *testing.T) {
 		load func() (*policy.Tokenizer, error)
 	}{
 		{"train (Setup)", func() (*policy.Tokenizer, error) {
-			r, err := Setup(fromCkpt, nil)
+			r, err := Setup(context.Background(), fromCkpt, nil)
 			if err != nil {
 				return nil, err
 			}
@@ -91,7 +91,7 @@ func TestCheckpointCarriesStopIDs(t *testing.T) {
 			return r.Tok, nil
 		}},
 		{"eval and sample (OpenCheckpoint)", func() (*policy.Tokenizer, error) {
-			r, err := OpenCheckpoint(ckpt, nil, nil)
+			r, err := OpenCheckpoint(context.Background(), ckpt, nil, nil)
 			if err != nil {
 				return nil, err
 			}
@@ -133,7 +133,7 @@ func TestCheckpointCarriesStopIDs(t *testing.T) {
 		}
 	})
 	t.Run("rollouts stop on the second id", func(t *testing.T) {
-		r, err := OpenCheckpoint(ckpt, nil, nil)
+		r, err := OpenCheckpoint(context.Background(), ckpt, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -173,7 +173,7 @@ func TestBuiltTokenizerCheckpointFiles(t *testing.T) {
 	run := t.TempDir()
 	cfg := tinyConfig(t, run)
 	cfg.WarmStart.Steps, cfg.GRPO.Steps = 2, 0
-	r, err := Setup(cfg, nil)
+	r, err := Setup(context.Background(), cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

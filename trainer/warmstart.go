@@ -8,111 +8,39 @@ import (
 	"strings"
 
 	"github.com/artist-rl/artist/envs"
-	"github.com/artist-rl/artist/envs/arith"
-	"github.com/artist-rl/artist/envs/sandbox"
+	"github.com/artist-rl/artist/envs/family"
 	"github.com/artist-rl/artist/internal/atomicfile"
 	"github.com/artist-rl/artist/rollout"
 )
 
-// Demo is one ART-style demonstration: a worked solution of a task, with
-// the tool result produced by really running the tool. Segments alternate
-// policy text (trained on) and tool output (masked).
-type Demo struct {
-	Task     envs.Task `json:"task"`
-	UsesTool bool      `json:"uses_tool"`
-	Segments []Segment `json:"segments"`
-}
+// Demo is one ART-style demonstration (rollout.Demo): a worked solution
+// of a task, with the tool result produced by really running the tool.
+type Demo = rollout.Demo
 
-// Segment is a piece of a demonstration's response.
-type Segment struct {
-	Text string `json:"text"`
-	Tool bool   `json:"tool"` // tool output: loss mask 0
-}
+// Segment is a piece of a demonstration's response (rollout.Segment).
+type Segment = rollout.Segment
 
-// Response joins the segments.
-func (d Demo) Response() string {
-	var b strings.Builder
-	for _, s := range d.Segments {
-		b.WriteString(s.Text)
-	}
-	return b.String()
-}
-
-// Demonstrations writes one worked solution per task. Each first states
-// its plan, the arithmetic to do, in the think block; where useTool[i] it
-// then runs that arithmetic as Go code in the tool (the real output is
-// recorded) and answers with the output, otherwise it answers directly. The demo tool is always a
-// working sandbox: the library stands for solutions written ahead of time.
-func Demonstrations(ctx context.Context, f rollout.Format, tasks []envs.Task, useTool []bool, tool envs.Tool) ([]Demo, error) {
-	demos := make([]Demo, len(tasks))
-	for i, t := range tasks {
-		d := Demo{Task: t, UsesTool: useTool[i]}
-		code, ok := arith.Reference(t)
-		if !ok {
-			return nil, fmt.Errorf("trainer: demonstrations: task %s has no reference solution", t.ID)
-		}
-		plan := block(f.Think, expression(code))
-		if !useTool[i] {
-			d.Segments = []Segment{{Text: plan + block(f.Answer, t.Answer)}}
-			demos[i] = d
-			continue
-		}
-		res := tool.Call(ctx, code)
-		if res.Status != envs.StatusOK {
-			return nil, fmt.Errorf("trainer: demonstrations: reference code of %s failed: %s", t.ID, res.Output)
-		}
-		d.Segments = []Segment{
-			{Text: plan + block(f.Code, code)},
-			{Text: rollout.ResultBlock(f, res.Output), Tool: true},
-			{Text: block(f.Answer, strings.TrimSpace(res.Output))},
-		}
-		demos[i] = d
-	}
-	return demos, nil
-}
-
-// expression is the arithmetic inside a reference snippet
-// "fmt.Println(EXPR)": what a worked solution writes down as its plan.
-func expression(code string) string {
-	e := strings.TrimPrefix(strings.TrimSpace(code), "fmt.Println(")
-	return strings.TrimSuffix(e, ")")
-}
-
-func block(tag, body string) string { return rollout.Open(tag) + body + rollout.Close(tag) }
-
-// demos draws the warm-start library from the training split, once.
+// demos has the task family write the warm-start library, once. The
+// family draws from the run's "demos" streams, so a resumed run writes
+// the same library.
 func (r *Run) demos(ctx context.Context) ([]Demo, error) {
 	if r.demoLib != nil {
 		return r.demoLib, nil
 	}
-	if r.fc != nil {
-		tasks := r.Train.(envs.List)
-		eos := eosToken // the built-in tokenizer's, while it is being learned
-		if r.Tok != nil {
-			eos = r.Tok.Decode([]int{r.Tok.EOS()})
-		}
-		demos, err := r.fc.demonstrations(ctx, r.Cfg.Format, tasks, r.Cfg.Prompt.RenderTurn, eos)
-		if err != nil {
-			return nil, err
-		}
-		r.demoLib = demos
-		return demos, nil
-	}
 	w := r.Cfg.WarmStart
-	rng := stepRNG(r.Cfg.Seed, "demos", 0)
-	tasks := r.Train.Sample(r.taskRNG("demos", 0), w.Demos)
-	useTool := make([]bool, len(tasks))
-	for i := range useTool {
-		useTool[i] = rng.Float64() < w.ToolFraction
+	eos := eosToken // the built-in tokenizer's, while it is being learned
+	if r.Tok != nil {
+		eos = r.Tok.Decode([]int{r.Tok.EOS()})
 	}
-	sb, err := sandbox.New(sandbox.DefaultConfig())
-	if err != nil {
-		return nil, fmt.Errorf("trainer: demonstrations: %w", err)
+	req := family.DemoRequest{
+		Format: r.Cfg.Format, Size: w.Demos, ToolFraction: w.ToolFraction,
+		Sample:   func(n int) []envs.Task { return r.Train.Sample(r.taskRNG("demos", 0), n) },
+		RNG:      stepRNG(r.Cfg.Seed, "demos", 0),
+		UserTurn: r.Cfg.Prompt.RenderTurn, EOS: eos,
 	}
-	defer sb.Close()
-	demos, err := Demonstrations(ctx, r.Cfg.Format, tasks, useTool, sb)
+	demos, err := r.Tasks.Demonstrations(ctx, req)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("trainer: %w", err)
 	}
 	r.demoLib = demos
 	return demos, nil

@@ -59,7 +59,7 @@ func TestWarmStartResumeIsExact(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			run := t.TempDir()
-			r, err := Setup(warmResumeConfig(t, run), nil)
+			r, err := Setup(context.Background(), warmResumeConfig(t, run), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,15 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math/rand"
 	"strings"
 	"time"
 
-	"github.com/artist-rl/artist/envs"
-	"github.com/artist-rl/artist/envs/sandbox"
+	"github.com/artist-rl/artist/envs/family"
 	"github.com/artist-rl/artist/evalbench"
-	"github.com/artist-rl/artist/policy"
-	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/openai"
 	"github.com/artist-rl/artist/trainer"
 )
 
@@ -25,6 +22,8 @@ type evalFlags struct {
 	temp                               float64
 	seed                               int64
 	sets                               sets
+	timeout                            time.Duration // per request to a -policy server
+	retries, parallel                  int
 }
 
 func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -41,6 +40,9 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.Float64Var(&f.temp, "temperature", 1, "sampling temperature; 0 is greedy")
 	fs.IntVar(&f.limit, "limit", 0, "evaluate the first N tasks of each set (0: all)")
 	fs.Int64Var(&f.seed, "seed", 1, "with -bench, sampling seed")
+	fs.DurationVar(&f.timeout, "timeout", openai.DefaultTimeout, "with -policy, the longest one request may take")
+	fs.IntVar(&f.retries, "retries", openai.DefaultRetries, "with -policy, how often a request that failed with 429, 5xx, a timeout or a lost connection is sent again (with backoff)")
+	fs.IntVar(&f.parallel, "parallel", 8, "with -policy, the most trajectories (so requests) in flight")
 	fs.Var(&f.sets, "set", "override one key of the checkpoint's config, or with -policy alone of the defaults, e.g. rollout.max_response_tokens=8000 (repeatable)")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
@@ -49,8 +51,8 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintln(stderr, "artist eval: -checkpoint DIR is required (or -bench LIST with -policy URL)")
 		return errUsage
 	}
-	if f.n < 1 || f.temp < 0 || f.limit < 0 {
-		fmt.Fprintln(stderr, "artist eval: -n must be >= 1, -temperature >= 0 and -limit >= 0")
+	if f.n < 1 || f.temp < 0 || f.limit < 0 || f.timeout <= 0 || f.retries < 0 || f.parallel < 1 {
+		fmt.Fprintln(stderr, "artist eval: -n must be >= 1, -temperature >= 0, -limit >= 0, -timeout > 0, -retries >= 0 and -parallel >= 1")
 		return errUsage
 	}
 	if f.bench == "" {
@@ -69,7 +71,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
 // evalHeldout evaluates a checkpoint on its run's held-out split.
 func evalHeldout(ctx context.Context, f evalFlags, stdout, stderr io.Writer) error {
-	r, err := trainer.OpenCheckpoint(f.ckpt, f.sets, stderr)
+	r, err := trainer.OpenCheckpoint(ctx, f.ckpt, f.sets, stderr)
 	if err != nil {
 		return err
 	}
@@ -87,86 +89,43 @@ func evalHeldout(ctx context.Context, f evalFlags, stdout, stderr io.Writer) err
 	return nil
 }
 
-// evalBench evaluates on math and BFCL benchmarks and writes the table,
-// the per-sample records and the summary (with the BFCL overall score
-// when a BFCL category was evaluated).
+// evalBench evaluates on benchmarks and writes the table, the per-sample
+// records and the summary, with the overall score of each group of
+// benchmarks (family.Grouper) of which more than one was evaluated.
 func evalBench(ctx context.Context, f evalFlags, names []string, stdout, stderr io.Writer) error {
-	gens := map[bool]*benchGen{}
+	policies := map[string]*benchPolicy{} // by the config's source: the checkpoint, or a family's defaults
 	defer func() {
-		for _, g := range gens {
-			if g.close != nil {
-				g.close()
-			}
+		for _, p := range policies {
+			p.close()
 		}
 	}()
 	var all []evalbench.Sample
 	var sums []evalbench.Summary
 	for _, name := range names {
-		_, fc := evalbench.BFCLCategory(name)
-		g, ok := gens[fc]
+		fam, err := family.BenchmarkFamily(name)
+		if err != nil {
+			return err
+		}
+		key := fam.Name()
+		if f.ckpt != "" {
+			key = "" // one checkpoint, one config
+		}
+		p, ok := policies[key]
 		if !ok {
-			var err error
-			if g, err = benchGenerator(f, fc, stderr); err != nil {
+			if p, err = openBenchPolicy(ctx, f, fam, stderr); err != nil {
 				return err
 			}
-			gens[fc] = g
+			policies[key] = p
 		}
-		gen := g.gen
-		opts := evalbench.Options{Bench: name, K: f.n, Format: g.cfg.Format, Progress: progressTo(stderr, name)}
-		var tasks []envs.Task
-		if fc {
-			b, err := evalbench.LoadBFCL(f.data, name, g.cfg.Task.BFCL.Docs, trainer.FCFormatOf(g.cfg.Format))
-			if err != nil {
-				return err
-			}
-			tasks, gen, opts.Score = b.Tasks, withTool(gen, b.Tool), b.Score
-		} else {
-			var err error
-			if tasks, err = evalbench.Load(f.data, name); err != nil {
-				return err
-			}
-		}
-		if f.limit > 0 && f.limit < len(tasks) {
-			tasks = tasks[:f.limit]
-		}
-		samples, sum, err := evalbench.Run(ctx, gen, tasks, opts, rand.New(rand.NewSource(f.seed)))
+		samples, sum, err := p.run(ctx, f, name, stderr)
 		if err != nil {
 			return err
 		}
 		all, sums = append(all, samples...), append(sums, sum)
 	}
-	if o, ok := evalbench.BFCLOverallSummary(sums); ok && countBFCL(names) > 1 {
-		sums = append(sums, o)
-	}
+	sums = append(sums, evalbench.Overall(sums)...)
 	evalbench.Table(stdout, sums)
 	return evalbench.WriteOutputs(f.out, all, sums)
-}
-
-func countBFCL(names []string) int {
-	n := 0
-	for _, name := range names {
-		if _, ok := evalbench.BFCLCategory(name); ok {
-			n++
-		}
-	}
-	return n
-}
-
-// withTool returns gen with its tool replaced.
-func withTool(gen evalbench.Generator, tool envs.Tool) evalbench.Generator {
-	switch g := gen.(type) {
-	case evalbench.Engine:
-		e := *g.Engine
-		e.Tool = tool
-		g.Engine = &e
-		return g
-	case evalbench.Remote:
-		r := *g.Remote
-		r.Tool = tool
-		g.Remote = &r
-		return g
-	}
-	panic(fmt.Sprintf("artist: withTool: unknown generator %T", gen))
 }
 
 // progressTo redraws one progress line on w, ending it when all is done.
@@ -178,81 +137,4 @@ func progressTo(w io.Writer, bench string) func(done, total int, elapsed time.Du
 		}
 		fmt.Fprintf(w, "\r%s%s", evalbench.ProgressLine(bench, done, total, elapsed), end)
 	}
-}
-
-// benchGen is a policy wired for benchmarks, with the config that set its
-// format, budgets and prompts; the caller calls close when done (BFCL
-// benchmarks replace its tool by their own).
-type benchGen struct {
-	gen   evalbench.Generator
-	cfg   trainer.Config
-	close func() error // releases the tool's workers; nil when there are none
-}
-
-// fcDefaults are the function-calling tags of the paper, the defaults of
-// a -policy evaluation on BFCL without a checkpoint.
-var fcDefaults = []string{"format.think=reasoning", "format.code=tool", "format.output=tool_result"}
-
-// benchGenerator wires the policy: the checkpoint's model, or the -policy
-// server with the checkpoint's (or the default) format, budgets, prompt
-// template and tool. Without a checkpoint, fc selects the defaults of the
-// BFCL benchmarks: the function-calling tags, and no code tool.
-func benchGenerator(f evalFlags, fc bool, stderr io.Writer) (*benchGen, error) {
-	if f.ckpt == "" {
-		sets := f.sets
-		if fc {
-			sets = append(append(fcDefaults[:len(fcDefaults):len(fcDefaults)], "tool.kind=disabled"), f.sets...)
-		}
-		cfg, err := trainer.Parse(nil, "defaults", sets)
-		if err != nil {
-			return nil, err
-		}
-		tool, err := benchTool(cfg.Tool)
-		if err != nil {
-			return nil, err
-		}
-		rc := cfg.Rollout
-		rc.Temperature = f.temp
-		userTurn := cfg.Prompt.RenderTurn
-		if cfg.Prompt.Template == "chat" {
-			// Without the server's tokenizer the end-of-turn token's text is
-			// not known to the client: close the assistant turn explicitly.
-			userTurn = func(msg string) string { return policy.ImEnd + cfg.Prompt.RenderTurn(msg) }
-		}
-		rem := &rollout.Remote{URL: f.url, Model: f.model, Tool: tool, Format: cfg.Format, Config: rc,
-			Prompt: cfg.Prompt.Render, UserTurn: userTurn}
-		bg := &benchGen{gen: evalbench.Remote{Remote: rem}, cfg: cfg}
-		if c, ok := tool.(io.Closer); ok {
-			bg.close = c.Close
-		}
-		return bg, nil
-	}
-	r, err := trainer.OpenCheckpoint(f.ckpt, f.sets, stderr)
-	if err != nil {
-		return nil, err
-	}
-	rc := r.Cfg.Rollout
-	rc.Temperature = f.temp
-	eng := r.Engine(rc)
-	bg := &benchGen{cfg: r.Cfg, close: r.Close}
-	if f.url == "" {
-		bg.gen = evalbench.Engine{Engine: eng, Context: r.Model.Config.MaxPositionEmbeddings}
-		return bg, nil
-	}
-	rem := &rollout.Remote{URL: f.url, Model: f.model, Tool: r.Tool, Format: r.Cfg.Format, Config: rc, Tokenizer: r.Tok,
-		Prompt: eng.Prompt, UserTurn: eng.UserTurn}
-	bg.gen = evalbench.Remote{Remote: rem}
-	return bg, nil
-}
-
-// benchTool builds the code tool of a config.
-func benchTool(c trainer.ToolConfig) (envs.Tool, error) {
-	if c.Kind == "disabled" || c.Kind == "bfcl" {
-		return envs.Disabled{}, nil
-	}
-	sb, err := sandbox.New(c.Sandbox)
-	if err != nil {
-		return nil, err
-	}
-	return sb, nil
 }

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/artist-rl/artist/envs/bfcl"
-	"github.com/artist-rl/artist/evalbench"
 	"github.com/artist-rl/artist/internal/datadir"
 )
 
@@ -116,7 +115,7 @@ func testEvalBFCLRemote(t *testing.T, data string, counts map[string]int) {
 			}
 			srv := groundTruthAPI(t, entries)
 			out := t.TempDir()
-			name := evalbench.BFCLPrefix + c
+			name := bfcl.BenchmarkPrefix + c
 			code, _, stderr := runCLI("eval", "-bench", name, "-data", data, "-policy", srv.URL, "-temperature", "0", "-out", out,
 				"-set", "rollout.max_tool_calls=30", "-set", "rollout.max_result_tokens=100000", "-set", "rollout.max_response_tokens=100000")
 			if code != 0 {
@@ -128,7 +127,8 @@ func testEvalBFCLRemote(t *testing.T, data string, counts map[string]int) {
 				t.Fatalf("%d samples, want %d", len(samples), n)
 			}
 			for _, s := range samples {
-				if !s.Correct || s.Verdict == nil || !s.Verdict.Valid || s.Rewards["fc_function"] != 0.5 {
+				v, _ := s.Verdict.(map[string]any) // a bfcl.Verdict, read back from JSON
+				if !s.Correct || v == nil || v["valid"] != true || s.Rewards["fc_function"] != 0.5 {
 					t.Errorf("%s: correct %v verdict %+v rewards %v", s.ID, s.Correct, s.Verdict, s.Rewards)
 				}
 			}
@@ -164,7 +164,7 @@ func TestEvalBFCLOverall(t *testing.T) {
 		t.Fatalf("eval: exit %d: %s", code, stderr)
 	}
 	_, sums := outputs(t, out)
-	o := sums[evalbench.BFCLOverall]
+	o := sums[bfcl.Overall]
 	want := (sums["bfcl_v3_base"].Pass1 + sums["bfcl_v3_miss_param"].Pass1) / 2
 	if o.Problems != 4 || o.Pass1 != want || sums["bfcl_v3_base"].Pass1 != 1 {
 		t.Errorf("overall %+v, want pass@1 %v over 4 problems (base %v)", o, want, sums["bfcl_v3_base"].Pass1)

@@ -12,6 +12,8 @@
 //	artist bfcl replay -category CATEGORY [-id ID] [-data DIR]
 //	artist derive bfcl -src DIR -out DIR | aime25 -src DIR -out FILE
 //	artist tools add|search|list -db FILE [-k N] [SOURCE.go... | QUERY...]
+//	artist view [-addr HOST:PORT] RUN_DIR...
+//	artist bench -checkpoint DIR | -model-config FILE [-batch B] [-seq T] [-new-tokens N]
 package main
 
 import (
@@ -41,7 +43,10 @@ var commands = []command{
 	{"tokenize", "tokenize -tokenizer FILE [-decode]: a JSON string per stdin line to a JSON array of ids per line, or the reverse", runTokenize},
 	{"tools", "tools add -db FILE SOURCE.go... | search -db FILE [-k N] QUERY... | list -db FILE: grow, search and list a library of tested Go tools", runTools},
 	{"bfcl", "bfcl replay -category base|miss_func|miss_param|long_context [-id ID] [-data DIR]: replay the BFCL v3 ground truth, one conformance record per entry", runBFCL},
+	{"taubench", "taubench replay -env airline|retail [-split test|dev|train] [-index N] [-every K] [-data DIR]: replay the tau-bench gold actions, one conformance record per task", runTauBench},
+	{"bench", "bench -checkpoint DIR | -model-config FILE [-batch B] [-seq T] [-new-tokens N]: time a training step and KV-cache decoding on this machine's compute backend, one JSON object", runBench},
 	{"derive", "derive bfcl -src DIR -out DIR | aime25 -src DIR -out FILE: rebuild the derived BFCL tables or AIME 2025 file from upstream sources", runDerive},
+	{"view", "view [-addr 127.0.0.1:8090] RUN_DIR...: a local web page of runs: curves, config diff, summary and the rollout browser, refreshed while training", runView},
 }
 
 // errUsage marks misuse; the message has been printed.
@@ -50,7 +55,7 @@ var errUsage = errors.New("usage")
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(run(withStdin(ctx, os.Stdin), os.Args[1:], os.Stdout, os.Stderr))
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {

@@ -8,7 +8,6 @@ import (
 	"math/rand"
 
 	"github.com/artist-rl/artist/envs"
-	"github.com/artist-rl/artist/reward"
 	"github.com/artist-rl/artist/rollout"
 	"github.com/artist-rl/artist/trainer"
 )
@@ -28,7 +27,7 @@ func runSample(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintln(stderr, "artist sample: -checkpoint DIR is required")
 		return errUsage
 	}
-	r, err := trainer.OpenCheckpoint(*ckpt, nil, stderr)
+	r, err := trainer.OpenCheckpoint(ctx, *ckpt, nil, stderr)
 	if err != nil {
 		return err
 	}
@@ -46,7 +45,7 @@ func runSample(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	for _, t := range trajs {
 		verdict := ""
 		if t.Task.Answer != "" {
-			verdict = fmt.Sprintf(", gold %s, correct %v", t.Task.Answer, reward.Correct(t, t.Task, r.Cfg.Format))
+			verdict = fmt.Sprintf(", gold %s, correct %v", t.Task.Answer, r.Tasks.Judge(t).Correct)
 		}
 		fmt.Fprintf(stdout, "=== %s (stop %s, %d tool calls%s)\n%s\n\n", t.Task.ID, t.Stop, len(t.Calls), verdict, rollout.Text(t, r.Tok, true))
 	}

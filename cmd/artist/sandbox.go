@@ -15,10 +15,6 @@ import (
 	"github.com/artist-rl/artist/envs/sandbox"
 )
 
-// sandboxStdin is where `artist sandbox` reads a program when no file is
-// named.
-var sandboxStdin io.Reader = os.Stdin
-
 // sandboxResult is the JSON line printed for one file.
 type sandboxResult struct {
 	File      string      `json:"file"`
@@ -54,7 +50,7 @@ func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fmt.Fprintf(stderr, "artist sandbox: %v (set it with -timeout, -output or -memory)\n", err)
 		return errUsage
 	}
-	progs, err := readPrograms(fs.Args())
+	progs, err := readPrograms(ctx, fs.Args())
 	if err != nil {
 		fmt.Fprintf(stderr, "artist sandbox: %v\n", err)
 		return errUsage
@@ -76,9 +72,9 @@ func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer) er
 
 // readPrograms reads every file before anything runs; with none it reads
 // one program from standard input.
-func readPrograms(files []string) ([]program, error) {
+func readPrograms(ctx context.Context, files []string) ([]program, error) {
 	if len(files) == 0 {
-		b, err := io.ReadAll(sandboxStdin)
+		b, err := io.ReadAll(stdinOf(ctx))
 		if err != nil {
 			return nil, fmt.Errorf("read standard input: %w", err)
 		}

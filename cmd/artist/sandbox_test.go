@@ -13,11 +13,9 @@ import (
 // sandboxCLI runs `artist sandbox args...` with stdin as its standard input.
 func sandboxCLI(t *testing.T, stdin string, args ...string) (code int, results []sandboxResult, stderr string) {
 	t.Helper()
-	orig := sandboxStdin
-	sandboxStdin = strings.NewReader(stdin)
-	defer func() { sandboxStdin = orig }()
+	ctx := withStdin(context.Background(), strings.NewReader(stdin))
 	var out, errb bytes.Buffer
-	code = run(context.Background(), append([]string{"sandbox"}, args...), &out, &errb)
+	code = run(ctx, append([]string{"sandbox"}, args...), &out, &errb)
 	dec := json.NewDecoder(&out)
 	dec.DisallowUnknownFields()
 	for dec.More() {

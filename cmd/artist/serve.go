@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/artist-rl/artist/openai"
 	"github.com/artist-rl/artist/policy"
 	"github.com/artist-rl/artist/rollout"
 	"github.com/artist-rl/artist/trainer"
@@ -97,47 +98,14 @@ func newCompletions(m *policy.Model, tok *policy.Tokenizer, name string, seed in
 	return &completions{model: m, policy: trainer.PolicyOf(m), tok: tok, name: name, cache: newIDCache(1024), rng: rand.New(rand.NewSource(seed))}
 }
 
-// completionIn is the request body; stop is a string or a list of strings.
-type completionIn struct {
-	Prompt      json.RawMessage `json:"prompt"`
-	MaxTokens   *int            `json:"max_tokens"`
-	Temperature *float64        `json:"temperature"`
-	TopP        *float64        `json:"top_p"`
-	Stop        json.RawMessage `json:"stop"`
-	Seed        *int64          `json:"seed"`
-	N           *int            `json:"n"`
-}
-
-type completionChoice struct {
-	Index        int     `json:"index"`
-	Text         string  `json:"text"`
-	FinishReason string  `json:"finish_reason"`
-	StopReason   *string `json:"stop_reason"` // the stop string matched; null otherwise (vLLM's field)
-}
-
-type completionUsage struct {
-	PromptTokens     int `json:"prompt_tokens"`
-	CompletionTokens int `json:"completion_tokens"`
-	TotalTokens      int `json:"total_tokens"`
-}
-
-type completionOut struct {
-	ID      string             `json:"id"`
-	Object  string             `json:"object"`
-	Created int64              `json:"created"`
-	Model   string             `json:"model"`
-	Choices []completionChoice `json:"choices"`
-	Usage   completionUsage    `json:"usage"`
-}
-
 // ServeHTTP answers a completion. The prompt is encoded with the
 // checkpoint's tokenizer, except for a prefix that is the text of a recent
 // prompt and its completion: that prefix keeps the token ids the model saw
 // and sampled, so a client that continues a completion (appending the stop
 // string and a tool result) gets what a token-level rollout would.
 func (c *completions) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path != "/v1/completions" {
-		httpError(w, http.StatusNotFound, "only POST /v1/completions is served")
+	if r.URL.Path != openai.CompletionsPath {
+		httpError(w, http.StatusNotFound, "only POST "+openai.CompletionsPath+" is served")
 		return
 	}
 	if r.Method != http.MethodPost {
@@ -166,30 +134,30 @@ func (c *completions) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	json.NewEncoder(w).Encode(c.answer(comp, len(ids)))
 }
 
-func (c *completions) answer(comp rollout.Completion, promptLen int) completionOut {
-	choice := completionChoice{Text: comp.Text, FinishReason: "stop"}
+func (c *completions) answer(comp rollout.Completion, promptLen int) openai.Completion {
+	choice := openai.Choice{Text: comp.Text, FinishReason: "stop"}
 	if comp.Length {
 		choice.FinishReason = "length"
 	}
 	if comp.Stop != "" {
-		choice.StopReason = &comp.Stop
+		choice.StopReason = openai.Text(comp.Stop) // the stop string matched; null otherwise (vLLM's field)
 	}
 	c.mu.Lock()
 	c.id++
 	id := c.id
 	c.mu.Unlock()
 	n := len(comp.Tokens)
-	return completionOut{
+	return openai.Completion{
 		ID: fmt.Sprintf("cmpl-%d", id), Object: "text_completion", Created: time.Now().Unix(), Model: c.name,
-		Choices: []completionChoice{choice},
-		Usage:   completionUsage{PromptTokens: promptLen, CompletionTokens: n, TotalTokens: promptLen + n},
+		Choices: []openai.Choice{choice},
+		Usage:   openai.Usage{PromptTokens: promptLen, CompletionTokens: n, TotalTokens: promptLen + n},
 	}
 }
 
 // parse reads and checks a request. Defaults are OpenAI's: 16 tokens,
 // temperature 1, top_p 1, no stop strings.
 func (c *completions) parse(r *http.Request) (string, rollout.CompleteConfig, int64, error) {
-	var in completionIn
+	var in openai.CompletionRequest
 	dec := json.NewDecoder(io.LimitReader(r.Body, 16<<20))
 	if err := dec.Decode(&in); err != nil {
 		return "", rollout.CompleteConfig{}, 0, fmt.Errorf("body is not a JSON object: %v", err)
@@ -214,13 +182,9 @@ func (c *completions) parse(r *http.Request) (string, rollout.CompleteConfig, in
 	if cfg.MaxTokens < 1 || !(cfg.Temperature >= 0 && cfg.Temperature <= 100) || !(cfg.TopP > 0 && cfg.TopP <= 1) {
 		return "", cfg, 0, errors.New("need max_tokens >= 1, 0 <= temperature <= 100 and 0 < top_p <= 1")
 	}
-	if len(in.Stop) > 0 && string(in.Stop) != "null" {
-		var one string
-		if json.Unmarshal(in.Stop, &one) == nil {
-			cfg.Stop = []string{one}
-		} else if err := json.Unmarshal(in.Stop, &cfg.Stop); err != nil {
-			return "", cfg, 0, errors.New("stop must be a string or a list of strings")
-		}
+	var err error
+	if cfg.Stop, err = openai.ParseStop(in.Stop); err != nil {
+		return "", cfg, 0, err
 	}
 	if in.Seed != nil {
 		return prompt, cfg, *in.Seed, nil
@@ -233,7 +197,11 @@ func (c *completions) parse(r *http.Request) (string, rollout.CompleteConfig, in
 func httpError(w http.ResponseWriter, code int, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
-	json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": msg, "code": code}})
+	kind := "invalid_request_error"
+	if code >= 500 {
+		kind = "server_error"
+	}
+	json.NewEncoder(w).Encode(openai.ErrorBody{Error: openai.ErrorDetail{Message: msg, Type: kind, Code: code}})
 }
 
 // idCache maps the text of recent prompts with their completions to the

@@ -66,7 +66,7 @@ func TestServeStopsOnEveryStopID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := trainer.OpenCheckpoint(dir, nil, io.Discard)
+	r, err := trainer.OpenCheckpoint(context.Background(), dir, nil, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,13 +9,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/artist-rl/artist/policy"
 )
-
-// stdin is what tokenize reads; tests replace it.
-var stdin io.Reader = os.Stdin
 
 // runTokenize encodes (or with -decode, decodes) standard input line by
 // line: one JSON string per line in, one JSON array of ids per line out, or
@@ -36,7 +32,7 @@ func runTokenize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	return tokenizeLines(ctx, tok, *decode, stdin, stdout)
+	return tokenizeLines(ctx, tok, *decode, stdinOf(ctx), stdout)
 }
 
 // tokenizeLines converts each line of in and writes the result to out.

@@ -23,10 +23,9 @@ func byteTokenizer(t *testing.T) string {
 
 // runWithStdin runs the CLI with the given standard input.
 func runWithStdin(in string, args ...string) (code int, stdout, stderr string) {
-	old := stdin
-	stdin = strings.NewReader(in)
-	defer func() { stdin = old }()
-	return runCLI(args...)
+	var out, errb bytes.Buffer
+	code = run(withStdin(context.Background(), strings.NewReader(in)), args, &out, &errb)
+	return code, out.String(), errb.String()
 }
 
 func TestTokenize(t *testing.T) {

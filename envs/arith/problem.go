@@ -102,6 +102,12 @@ func (p Problem) Code() string {
 	return fmt.Sprintf("fmt.Println(%d %s %d)", p.A, p.Op.symbol(), p.B)
 }
 
+// expression is the arithmetic the problem's code prints, "4821 * 37":
+// what a worked solution writes down as its plan.
+func (p Problem) expression() string {
+	return fmt.Sprintf("%d %s %d", p.A, p.Op.symbol(), p.B)
+}
+
 // ID returns the task ID, arith-<op>-<A>-<B>-t<template>-n<noun>, for
 // example arith-mul-4821-37-t2-n0.
 func (p Problem) ID() string {

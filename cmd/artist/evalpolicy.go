@@ -1,0 +1,135 @@
+package main
+
+import (
+	"context"
+	"io"
+	"math/rand"
+
+	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/envs/family"
+	"github.com/artist-rl/artist/evalbench"
+	"github.com/artist-rl/artist/policy"
+	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/trainer"
+)
+
+// benchPolicy is a policy wired for benchmarks: the checkpoint's model
+// (local engine) or a -policy server, with the config that sets its
+// format, budgets, prompts and tools. Each benchmark gets the tool its
+// family runs (evalbench.Bench.ToolKind); the generator is built for it.
+type benchPolicy struct {
+	cfg  trainer.Config
+	ckpt *trainer.Run // the checkpoint's run; nil for a -policy server alone
+	// newGen returns the generator with tool as its tool.
+	newGen  func(tool envs.Tool) evalbench.Generator
+	sandbox envs.Tool // the code tool, built at its first use
+	closers []func() error
+}
+
+// openBenchPolicy wires the policy: the checkpoint's model, or the
+// -policy server with the checkpoint's format, budgets and prompt
+// template, or, without a checkpoint, those of fam's benchmark defaults.
+func openBenchPolicy(ctx context.Context, f evalFlags, fam family.Bencher, stderr io.Writer) (*benchPolicy, error) {
+	if f.ckpt == "" {
+		cfg, err := trainer.Parse([]byte(fam.BenchmarkDefaults()), "defaults of task "+fam.Name(), f.sets)
+		if err != nil {
+			return nil, err
+		}
+		rc := cfg.Rollout
+		rc.Temperature = f.temp
+		userTurn := cfg.Prompt.RenderTurn
+		if cfg.Prompt.Template == "chat" {
+			// Without the server's tokenizer the end-of-turn token's text is
+			// not known to the client: close the assistant turn explicitly.
+			userTurn = func(msg string) string { return policy.ImEnd + cfg.Prompt.RenderTurn(msg) }
+		}
+		p := &benchPolicy{cfg: cfg}
+		p.newGen = func(tool envs.Tool) evalbench.Generator {
+			return evalbench.Remote{Remote: &rollout.Remote{URL: f.url, Model: f.model, Tool: tool, Format: cfg.Format, Config: rc,
+				Prompt: cfg.Prompt.Render, UserTurn: userTurn, Timeout: f.timeout, Retries: retries(f), Parallel: f.parallel}}
+		}
+		return p, nil
+	}
+	r, err := trainer.OpenCheckpoint(ctx, f.ckpt, f.sets, stderr)
+	if err != nil {
+		return nil, err
+	}
+	rc := r.Cfg.Rollout
+	rc.Temperature = f.temp
+	eng := r.Engine(rc)
+	p := &benchPolicy{cfg: r.Cfg, ckpt: r, closers: []func() error{r.Close}}
+	if f.url == "" {
+		p.newGen = func(tool envs.Tool) evalbench.Generator {
+			e := *eng
+			e.Tool = tool
+			return evalbench.Engine{Engine: &e, Context: r.Model.Config.MaxPositionEmbeddings}
+		}
+		return p, nil
+	}
+	p.newGen = func(tool envs.Tool) evalbench.Generator {
+		return evalbench.Remote{Remote: &rollout.Remote{URL: f.url, Model: f.model, Tool: tool, Format: r.Cfg.Format, Config: rc,
+			Tokenizer: r.Tok, Prompt: eng.Prompt, UserTurn: eng.UserTurn, Timeout: f.timeout, Retries: retries(f), Parallel: f.parallel}}
+	}
+	return p, nil
+}
+
+// retries is -retries as rollout.Remote reads it (0 there means the
+// default; -retries 0 means none).
+func retries(f evalFlags) int {
+	if f.retries == 0 {
+		return -1
+	}
+	return f.retries
+}
+
+// run evaluates one benchmark.
+func (p *benchPolicy) run(ctx context.Context, f evalFlags, name string, stderr io.Writer) ([]evalbench.Sample, evalbench.Summary, error) {
+	b, err := evalbench.Open(f.data, name, p.cfg.Task.Section, p.cfg.Format)
+	if err != nil {
+		return nil, evalbench.Summary{}, err
+	}
+	tool, err := p.tool(b)
+	if err != nil {
+		return nil, evalbench.Summary{}, err
+	}
+	tasks := b.Set.Heldout()
+	if f.limit > 0 && f.limit < len(tasks) {
+		tasks = tasks[:f.limit]
+	}
+	opts := evalbench.Options{Bench: name, K: f.n, Format: p.cfg.Format, Progress: progressTo(stderr, name), Score: b.Scorer.Score}
+	return evalbench.Run(ctx, p.newGen(tool), tasks, opts, rand.New(rand.NewSource(f.seed)))
+}
+
+// tool returns the tool of the kind the benchmark's family runs
+// (evalbench.Bench.ToolKind): for Go code, the checkpoint run's own
+// sandbox when it has one (its tool library included) or one shared by
+// the benchmarks; otherwise one that trainer.OpenTool builds for the
+// benchmark's tasks.
+func (p *benchPolicy) tool(b *evalbench.Bench) (envs.Tool, error) {
+	c := p.cfg.Tool
+	c.Kind = b.ToolKind(c.Kind)
+	switch {
+	case c.Kind == family.SandboxTool && p.ckpt != nil && p.cfg.Tool.Kind == family.SandboxTool:
+		return p.ckpt.Tool, nil
+	case c.Kind == family.SandboxTool && p.sandbox != nil:
+		return p.sandbox, nil
+	}
+	tool, closeTool, err := trainer.OpenTool(c, b.Set)
+	if err != nil {
+		return nil, err
+	}
+	if closeTool != nil {
+		p.closers = append(p.closers, closeTool)
+	}
+	if c.Kind == family.SandboxTool {
+		p.sandbox = tool // shared by the benchmarks that run Go code
+	}
+	return tool, nil
+}
+
+// close releases the tools' workers.
+func (p *benchPolicy) close() {
+	for _, c := range p.closers {
+		c()
+	}
+}

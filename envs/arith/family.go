@@ -1,0 +1,136 @@
+package arith
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/envs/family"
+	"github.com/artist-rl/artist/envs/sandbox"
+	"github.com/artist-rl/artist/reward"
+	"github.com/artist-rl/artist/rollout"
+)
+
+// FamilyName is the task.name of the arithmetic word problems.
+const FamilyName = "arith"
+
+// Family is the arith task family: the word problems of NewSplit, solved
+// with Go code in the sandbox, judged by their final answer. Register it
+// with family.Register.
+type Family struct{}
+
+var (
+	_ family.Family = Family{}
+	_ family.Set    = (*Set)(nil)
+)
+
+// Name implements family.Family.
+func (Family) Name() string { return FamilyName }
+
+// DefaultConfig implements family.Family: a *Config.
+func (Family) DefaultConfig() any { c := DefaultConfig(); return &c }
+
+// Validate implements family.Family.
+func (Family) Validate(section any) error {
+	if err := section.(*Config).Validate(); err != nil {
+		return fmt.Errorf("arith: task.arith: %w", err)
+	}
+	return nil
+}
+
+// ToolKinds implements family.Family: Go code in the sandbox.
+func (Family) ToolKinds() []string { return []string{family.SandboxTool} }
+
+// Rewards implements family.Family: the math components.
+func (Family) Rewards() []string { return reward.AnswerRewards() }
+
+// WritesDemos implements family.Family.
+func (Family) WritesDemos() bool { return true }
+
+// Open implements family.Family with NewSplit.
+func (Family) Open(section any, f rollout.Format) (family.Set, error) {
+	c := *section.(*Config)
+	train, heldout, err := NewSplit(c)
+	if err != nil {
+		return nil, fmt.Errorf("arith: task.arith: %w", err)
+	}
+	return &Set{Answers: reward.Answers{Format: f}, train: train, heldout: heldout, seed: c.TrainSeed}, nil
+}
+
+// Set is the arith family opened on its config.
+type Set struct {
+	reward.Answers
+	train   *Generator
+	heldout []envs.Task
+	seed    int64
+}
+
+// Train implements family.Set.
+func (s *Set) Train() envs.Sampler { return s.train }
+
+// Heldout implements family.Set.
+func (s *Set) Heldout() []envs.Task { return s.heldout }
+
+// TaskSeed implements family.Set: Config.TrainSeed.
+func (s *Set) TaskSeed() int64 { return s.seed }
+
+// Tool implements family.Set: the family has no tool of its own.
+func (*Set) Tool(kind string) (envs.Tool, error) {
+	return nil, fmt.Errorf("arith: no tool of kind %q: use tool.kind: %s", kind, family.SandboxTool)
+}
+
+// Supplies implements family.Set: the math components need only the
+// format.
+func (*Set) Supplies() []any { return nil }
+
+// Demonstrations implements family.Set: req.Size tasks drawn with
+// req.Sample, each calling the tool with probability req.ToolFraction (one
+// req.RNG draw per task, in order), written by Demonstrations with a
+// working sandbox: the library stands for solutions written ahead of time.
+func (s *Set) Demonstrations(ctx context.Context, req family.DemoRequest) ([]rollout.Demo, error) {
+	tasks := req.Sample(req.Size)
+	useTool := make([]bool, len(tasks))
+	for i := range useTool {
+		useTool[i] = req.RNG.Float64() < req.ToolFraction
+	}
+	sb, err := sandbox.New(sandbox.DefaultConfig())
+	if err != nil {
+		return nil, fmt.Errorf("arith: demonstrations: %w", err)
+	}
+	defer sb.Close()
+	return Demonstrations(ctx, req.Format, tasks, useTool, sb)
+}
+
+// Demonstrations writes one worked solution per task. Each first states
+// its plan, the arithmetic to do, in the think block; where useTool[i] it
+// then runs that arithmetic as Go code in the tool (the real output is
+// recorded) and answers with the output, otherwise it answers directly.
+func Demonstrations(ctx context.Context, f rollout.Format, tasks []envs.Task, useTool []bool, tool envs.Tool) ([]rollout.Demo, error) {
+	demos := make([]rollout.Demo, len(tasks))
+	for i, t := range tasks {
+		d := rollout.Demo{Task: t, UsesTool: useTool[i]}
+		p, ok := parseID(t.ID)
+		if !ok {
+			return nil, fmt.Errorf("arith: demonstrations: task %s has no reference solution", t.ID)
+		}
+		code := p.Code()
+		plan := rollout.Block(f.Think, p.expression())
+		if !useTool[i] {
+			d.Segments = []rollout.Segment{{Text: plan + rollout.Block(f.Answer, t.Answer)}}
+			demos[i] = d
+			continue
+		}
+		res := tool.Call(ctx, code)
+		if res.Status != envs.StatusOK {
+			return nil, fmt.Errorf("arith: demonstrations: reference code of %s failed: %s", t.ID, res.Output)
+		}
+		d.Segments = []rollout.Segment{
+			{Text: plan + rollout.Block(f.Code, code)},
+			{Text: rollout.ResultBlock(f, res.Output), Tool: true},
+			{Text: rollout.Block(f.Answer, strings.TrimSpace(res.Output))},
+		}
+		demos[i] = d
+	}
+	return demos, nil
+}

@@ -1,0 +1,9 @@
+package bfcl
+
+// Scope names the entries that rewards and checkers of a run or a
+// benchmark judge: those of one category of the loaded data. The bfcl
+// task family supplies it to the reward components (reward.Env.Supplies).
+type Scope struct {
+	Data     *Data
+	Category string
+}

@@ -1,0 +1,21 @@
+// Package families registers the task families the artist command knows,
+// in order: the first is the default task (task.name), and benchmarks are
+// listed family by family. Import it for its effect:
+//
+//	import _ "github.com/artist-rl/artist/envs/families"
+//
+// Adding a family is its own package and one line here.
+package families
+
+import (
+	"github.com/artist-rl/artist/envs/arith"
+	"github.com/artist-rl/artist/envs/bfcl"
+	"github.com/artist-rl/artist/envs/family"
+	"github.com/artist-rl/artist/envs/mathtask"
+)
+
+func init() {
+	family.Register(arith.Family{})
+	family.Register(mathtask.Family{})
+	family.Register(bfcl.Family{})
+}

@@ -1,0 +1,35 @@
+package reward
+
+import (
+	"errors"
+
+	"github.com/artist-rl/artist/envs/bfcl"
+)
+
+// The function-calling components of ARTIST (BFCL v3): fc_format reads
+// the text alone; fc_function and fc_state replay the entries of the
+// bfcl.Scope that the task family supplies.
+func init() {
+	Register("fc_format", func(e Env) (Func, error) { return FormatFC(e.Format), nil })
+	Register("fc_function", fcComponent((*FC).Function))
+	Register("fc_state", fcComponent((*FC).State))
+}
+
+// errNoScope is the error of a function-calling component built without
+// the entries it judges.
+var errNoScope = errors.New("it replays BFCL v3 entries, but the task family supplies no bfcl.Scope: use it with a function-calling task")
+
+// fcComponent builds a component of an FC over the env's bfcl.Scope.
+func fcComponent(part func(*FC) Func) Constructor {
+	return func(e Env) (Func, error) {
+		s, ok := Supplied[bfcl.Scope](e)
+		if !ok {
+			return nil, errNoScope
+		}
+		fc, err := NewFC(s.Data, s.Category, e.Format)
+		if err != nil {
+			return nil, err
+		}
+		return part(fc), nil
+	}
+}
