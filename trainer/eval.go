@@ -10,6 +10,7 @@ import (
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/evalbench"
 	"github.com/artist-rl/artist/internal/atomicfile"
+	"github.com/artist-rl/artist/internal/runlog"
 	"github.com/artist-rl/artist/rollout"
 )
 
@@ -100,7 +101,12 @@ func (r *Run) heldout() []envs.Task {
 
 // evalAndRecord evaluates on the held-out split and writes a few rollouts
 // to samples/<tag>.txt for people to read.
-func (r *Run) evalAndRecord(ctx context.Context, tag string) (EvalResult, error) {
+//
+// Beside samples/<tag>.txt (the first eval.save_samples rollouts as text,
+// for less), it writes samples/<tag>.jsonl: one internal/runlog record per
+// rollout, with its verdict, reward components and segments, for artist
+// view. step is the GRPO step the evaluation follows (0: warm start).
+func (r *Run) evalAndRecord(ctx context.Context, tag string, step int) (EvalResult, error) {
 	e := r.Cfg.Eval
 	res, trajs, err := r.Evaluate(ctx, r.heldout(), e.Samples, e.Temperature)
 	if err != nil {
@@ -117,6 +123,16 @@ func (r *Run) evalAndRecord(ctx context.Context, tag string) (EvalResult, error)
 		return res, fmt.Errorf("trainer: samples: %w", err)
 	}
 	if err := atomicfile.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		return res, fmt.Errorf("trainer: samples: %w", err)
+	}
+	recs := make([]runlog.Sample, 0, len(trajs))
+	for _, t := range trajs {
+		v := r.Tasks.Judge(t)
+		total, parts := r.Reward.Score(t, t.Task)
+		recs = append(recs, runlog.NewSample(t, r.Tok, r.Cfg.Format, runlog.Meta{Eval: tag, Step: step,
+			Family: r.Cfg.Task.Name, Correct: v.Correct, Verdict: v.Reason, Reward: total, Rewards: parts}))
+	}
+	if err := runlog.WriteSamples(filepath.Join(r.Cfg.RunDir, "samples", tag+".jsonl"), recs); err != nil {
 		return res, fmt.Errorf("trainer: samples: %w", err)
 	}
 	return res, nil

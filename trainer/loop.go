@@ -84,7 +84,7 @@ func (r *Run) grpo(ctx context.Context, st *trainerState) (*Summary, error) {
 			if last {
 				tag = "final"
 			}
-			ev, err := r.evalAndRecord(ctx, tag)
+			ev, err := r.evalAndRecord(ctx, tag, step)
 			if err != nil {
 				return nil, err
 			}
@@ -149,7 +149,7 @@ func (r *Run) putEval(m Metrics, ev EvalResult) {
 // final is the evaluation of the last step, nil when this call ran none.
 func (r *Run) finish(ctx context.Context, st *trainerState, final *EvalResult) (*Summary, error) {
 	if final == nil {
-		ev, err := r.evalAndRecord(ctx, "final")
+		ev, err := r.evalAndRecord(ctx, "final", r.Cfg.GRPO.Steps)
 		if err != nil {
 			return nil, err
 		}

@@ -110,7 +110,7 @@ func (r *Run) warmStart(ctx context.Context, from *trainerState) (*trainerState,
 			return nil, err
 		}
 	}
-	ev, err := r.evalAndRecord(ctx, "warmstart")
+	ev, err := r.evalAndRecord(ctx, "warmstart", 0)
 	if err != nil {
 		return nil, err
 	}

@@ -26,6 +26,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	fmt.Fprintf(stdout, "view: %s\n", viewCommand(cfg.RunDir))
 	sum, err := trainer.Train(ctx, cfg, stdout)
 	if err != nil {
 		return err

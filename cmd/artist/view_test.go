@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -20,8 +19,6 @@ import (
 
 	"github.com/artist-rl/artist/internal/headless"
 	"github.com/artist-rl/artist/internal/runlog"
-	"github.com/artist-rl/artist/reward"
-	"github.com/artist-rl/artist/trainer"
 )
 
 // viewOutput is a buffer the server goroutine writes and the test reads.
@@ -129,37 +126,25 @@ func metricCounts(t *testing.T, path string) map[string]int {
 	return out
 }
 
-// ensureSampleRecords makes sure the run folder holds samples/*.jsonl.
-// The trainer writes them at each evaluation; where it does not, the
-// test writes samples/final.jsonl from rollouts of the final checkpoint
-// on the held-out split, as the final evaluation draws them.
-func ensureSampleRecords(t *testing.T, dir string) {
+// requireSampleRecords checks that training wrote samples/<eval>.jsonl for
+// every evaluation it ran, each record with segments.
+func requireSampleRecords(t *testing.T, dir string) {
 	t.Helper()
-	if m, _ := filepath.Glob(filepath.Join(dir, "samples", "*.jsonl")); len(m) > 0 {
-		return
-	}
-	latest, err := os.ReadFile(filepath.Join(dir, "checkpoints", "latest"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := trainer.OpenCheckpoint(context.Background(), filepath.Join(dir, "checkpoints", strings.TrimSpace(string(latest))), nil, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	_, trajs, err := r.Evaluate(context.Background(), r.Heldout, 4, r.Cfg.Eval.Temperature)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var recs []runlog.Sample
-	for _, tr := range trajs {
-		total, parts := r.Reward.Score(tr, tr.Task)
-		ok := reward.Correct(tr, tr.Task, r.Cfg.Format)
-		recs = append(recs, runlog.NewSample(tr, r.Tok, r.Cfg.Format, runlog.Meta{Eval: "final", Step: r.Cfg.GRPO.Steps,
-			Family: r.Cfg.Task.Name, Correct: ok, Verdict: "gold " + tr.Task.Answer, Reward: total, Rewards: parts}))
-	}
-	if err := runlog.WriteSamples(filepath.Join(dir, "samples", "final.jsonl"), recs); err != nil {
-		t.Fatal(err)
+	for _, tag := range []string{"warmstart", "step-000001", "final"} {
+		f, err := os.Open(filepath.Join(dir, "samples", tag+".jsonl"))
+		if err != nil {
+			t.Fatalf("training wrote no rollout records: %v", err)
+		}
+		recs, err := runlog.ReadSamples(f)
+		f.Close()
+		if err != nil || len(recs) == 0 {
+			t.Fatalf("samples/%s.jsonl: %d records, %v", tag, len(recs), err)
+		}
+		for _, rec := range recs {
+			if rec.Eval != tag || len(rec.Segments) == 0 || rec.Family != "arith" {
+				t.Fatalf("samples/%s.jsonl: record %+v: want eval %s, family arith and segments", tag, rec, tag)
+			}
+		}
 	}
 }
 
@@ -175,7 +160,7 @@ func TestViewTrainedRun(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("train: exit %d: %s", code, stderr)
 	}
-	ensureSampleRecords(t, dir)
+	requireSampleRecords(t, dir)
 	counts := metricCounts(t, filepath.Join(dir, "metrics.jsonl"))
 	url := startView(t, dir)
 
