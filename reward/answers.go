@@ -4,12 +4,14 @@ import (
 	"fmt"
 
 	"github.com/artist-rl/artist/envs/family"
+	"github.com/artist-rl/artist/reward/mathgrade"
 	"github.com/artist-rl/artist/rollout"
 )
 
 // Answers judges tasks that have gold final answers, for the task
 // families whose sets embed it: a rollout is correct when the answer
-// extracted from its response (Extract) equals the gold one (Equal).
+// extracted from its response (mathgrade.Extract) equals the gold one
+// (mathgrade.Equal).
 type Answers struct {
 	Format rollout.Format
 }
@@ -19,8 +21,8 @@ var _ family.Voter = Answers{}
 // Judge decides correctness as Correct does, and records the extracted
 // answer.
 func (a Answers) Judge(t *rollout.Trajectory) family.Verdict {
-	pred, ok := Extract(t.Response, a.Format)
-	v := family.Verdict{Correct: ok && Equal(pred, t.Task.Answer)}
+	pred, ok := mathgrade.Extract(t.Response, a.Format)
+	v := family.Verdict{Correct: ok && mathgrade.Equal(pred, t.Task.Answer)}
 	if ok {
 		v.Answer = pred
 	}
@@ -28,8 +30,8 @@ func (a Answers) Judge(t *rollout.Trajectory) family.Verdict {
 	return v
 }
 
-// Same implements family.Voter with Equal.
-func (Answers) Same(x, y string) bool { return Equal(x, y) }
+// Same implements family.Voter with mathgrade.Equal.
+func (Answers) Same(x, y string) bool { return mathgrade.Equal(x, y) }
 
 // AnswerRewards are the math components, the ones that judge tasks with
 // final answers.

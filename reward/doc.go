@@ -1,5 +1,5 @@
 // Package reward scores rollouts: the reward components of ARTIST
-// (arXiv 2505.01441) and the math grader they rely on.
+// (arXiv 2505.01441) and the one registry of components.
 //
 // Every component is a plain Func of a trajectory and its task, and reads
 // only t.Response (the decoded text after the prompt, tool results included
@@ -26,8 +26,8 @@
 // (0.025 per tag pair, 0.1 more when the order is strict), which reads the
 // format's think, code and output tags as reasoning, calls and results.
 //
-// The grader (Extract, Equal) finds the last answer block, boxed answer or
-// "the answer is" phrase, and compares answers after LaTeX normalisation as
-// exact numbers, percentages, tuples, intervals, sets, matrices, equations
-// or expressions evaluated at fixed points, within a fixed work budget.
+// The answer component, Correct and Answers (the judge and voter of tasks
+// with final answers) grade with the math grader, package mathgrade:
+// mathgrade.Extract finds the final answer of a response, mathgrade.Equal
+// compares it with the gold one under math equivalence.
 package reward

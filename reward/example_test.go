@@ -32,8 +32,3 @@ func ExampleComposite_Score() {
 	// format_strict 0.5
 	// tool_success 1
 }
-
-func ExampleEqual() {
-	fmt.Println(reward.Equal(`$\frac{3}{4}$`, "0.75"), reward.Equal("1,234", "1234"), reward.Equal("1/3", "0.333"))
-	// Output: true true false
-}

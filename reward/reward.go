@@ -5,6 +5,7 @@ import (
 	"unicode"
 
 	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/reward/mathgrade"
 	"github.com/artist-rl/artist/rollout"
 )
 
@@ -20,9 +21,9 @@ const (
 	strictScore   = 0.5   // whole response in the strict structure
 )
 
-// Answer scores 2 when the answer extracted from t.Response (see Extract)
-// equals task.Answer (see Equal), else 0. It does not apply to a task whose
-// gold answer is blank.
+// Answer scores 2 when the answer extracted from t.Response (see
+// mathgrade.Extract) equals task.Answer (see mathgrade.Equal), else 0. It
+// does not apply to a task whose gold answer is blank.
 func Answer(f rollout.Format) Func {
 	return func(t *rollout.Trajectory, task envs.Task) (float64, bool) {
 		if strings.TrimSpace(task.Answer) == "" {
@@ -38,8 +39,8 @@ func Answer(f rollout.Format) Func {
 // Correct reports whether the answer extracted from t.Response equals the
 // gold task.Answer. It is the accuracy (pass@1) criterion.
 func Correct(t *rollout.Trajectory, task envs.Task, f rollout.Format) bool {
-	pred, ok := Extract(t.Response, f)
-	return ok && Equal(pred, task.Answer)
+	pred, ok := mathgrade.Extract(t.Response, f)
+	return ok && mathgrade.Equal(pred, task.Answer)
 }
 
 // FormatRelaxed scores 0.125 for each of the think, code, output and answer

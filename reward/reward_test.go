@@ -3,6 +3,7 @@ package reward
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/rollout"
@@ -112,6 +113,33 @@ func TestStrictGrammar(t *testing.T) {
 			got, _ := strict(&rollout.Trajectory{Response: b.String()}, task("1"))
 			if (got == strictScore) != want {
 				t.Errorf("FormatStrict(%q) = %v, want accepted=%v", b.String(), got, want)
+			}
+		})
+	}
+}
+
+// TestFormatStrictBoundedTime feeds FormatStrict adversarial responses
+// (the ones mathgrade's TestBoundedTime feeds Extract); each call must
+// finish well within a second.
+func TestFormatStrictBoundedTime(t *testing.T) {
+	responses := map[string]string{
+		"unclosed boxed":  strings.Repeat(`\boxed{`, 1<<14),
+		"boxed tokens":    strings.Repeat(`\boxed `, 1<<14),
+		"fbox and boxed":  strings.Repeat(`\fbox{\boxed{`, 1<<13),
+		"many opens":      strings.Repeat("<answer>", 1<<14) + "</answer>",
+		"many outputs":    strings.Repeat("<output>", 1<<14),
+		"many think":      strings.Repeat("<think></think>", 1<<14),
+		"unclosed blocks": strings.Repeat("<think>", 1<<14),
+		"answer is":       strings.Repeat("answer is ", 1<<14),
+		"backslashes":     strings.Repeat(`\`, 1<<16),
+	}
+	strict := FormatStrict(rollout.DefaultFormat())
+	for name, r := range responses {
+		t.Run(name, func(t *testing.T) {
+			start := time.Now()
+			strict(&rollout.Trajectory{Response: r}, task("1"))
+			if d := time.Since(start); d > time.Second {
+				t.Errorf("took %v", d)
 			}
 		})
 	}

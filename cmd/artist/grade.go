@@ -9,14 +9,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
-	"github.com/artist-rl/artist/reward"
+	"github.com/artist-rl/artist/reward/mathgrade"
 	"github.com/artist-rl/artist/rollout"
 )
-
-// gradeStdin is where artist grade reads; tests replace it.
-var gradeStdin io.Reader = os.Stdin
 
 // gradeIn is one input line of artist grade. Answers may be JSON strings or
 // numbers; other fields are ignored.
@@ -27,7 +23,7 @@ type gradeIn struct {
 }
 
 // gradeOut is one output line: a verdict with its reason (one of the
-// reward.Reason constants), or the error of a bad line.
+// mathgrade.Reason constants), or the error of a bad line.
 type gradeOut struct {
 	Extracted *string `json:"extracted,omitempty"`
 	Equal     *bool   `json:"equal,omitempty"`
@@ -61,7 +57,7 @@ func runGrade(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(stderr, "artist grade: unexpected argument %q: input comes from standard input\n", fs.Arg(0))
 		return errUsage
 	}
-	return gradeLines(ctx, gradeStdin, stdout, f)
+	return gradeLines(ctx, stdinOf(ctx), stdout, f)
 }
 
 // gradeLines writes one verdict per line of r, flushing whenever the input
@@ -125,13 +121,13 @@ func gradeLine(text []byte, line int, f rollout.Format) gradeOut {
 		if err := json.Unmarshal(in.Response, &resp); err != nil {
 			return fail("response must be a string")
 		}
-		extracted, found = reward.Extract(resp, f)
+		extracted, found = mathgrade.Extract(resp, f)
 	default:
 		return fail("missing pred or response")
 	}
-	v := reward.Grade(extracted, gold)
+	v := mathgrade.Grade(extracted, gold)
 	if !found {
-		v.Reason = reward.ReasonNoAnswer
+		v.Reason = mathgrade.ReasonNoAnswer
 	}
 	return gradeOut{Extracted: &extracted, Equal: &v.Equal, Reason: v.Reason}
 }

@@ -11,17 +11,14 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"github.com/artist-rl/artist/reward"
+	"github.com/artist-rl/artist/reward/mathgrade"
 )
 
 // runGradeCLI runs artist grade with args on the given standard input.
 func runGradeCLI(t *testing.T, in io.Reader, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	old := gradeStdin
-	gradeStdin = in
-	defer func() { gradeStdin = old }()
 	var out, errb bytes.Buffer
-	code = run(context.Background(), append([]string{"grade"}, args...), &out, &errb)
+	code = run(withStdin(context.Background(), in), append([]string{"grade"}, args...), &out, &errb)
 	return code, out.String(), errb.String()
 }
 
@@ -75,8 +72,8 @@ func TestGradeReasonLimits(t *testing.T) {
 		return strings.Join(parts, ",")
 	}
 	cases := []struct{ name, pred, gold, reason string }{
-		{"too long", strings.Repeat("1", reward.MaxAnswerLen+1), "1", reward.ReasonTooLong},
-		{"over budget", sums("%d+x"), sums("x+%d"), reward.ReasonBudget},
+		{"too long", strings.Repeat("1", mathgrade.MaxAnswerLen+1), "1", mathgrade.ReasonTooLong},
+		{"over budget", sums("%d+x"), sums("x+%d"), mathgrade.ReasonBudget},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,4 +1,4 @@
-package reward
+package mathgrade
 
 import (
 	"errors"
@@ -18,7 +18,7 @@ import (
 // out of steps answers "not equal".
 const stepBudget = 200_000
 
-var errBudget = errors.New("reward: comparison budget spent")
+var errBudget = errors.New("mathgrade: comparison budget spent")
 
 // budget counts the steps left to one comparison.
 type budget struct {

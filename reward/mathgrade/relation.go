@@ -1,4 +1,4 @@
-package reward
+package mathgrade
 
 import (
 	"math/big"

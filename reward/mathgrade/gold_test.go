@@ -1,4 +1,4 @@
-package reward
+package mathgrade
 
 import (
 	"bufio"
@@ -26,7 +26,7 @@ var (
 	// fixtureGolds: hand-made problems in each benchmark's format
 	// (testdata at the module root).
 	fixtureGolds = goldSource{"fixture", func(_ testing.TB, rel string) string {
-		return filepath.Join("..", "testdata", filepath.FromSlash(rel))
+		return filepath.Join("..", "..", "testdata", filepath.FromSlash(rel))
 	}, 4}
 	// benchmarkGolds: the real benchmark files (internal/datadir).
 	benchmarkGolds = goldSource{"benchmark", datadir.Require, 30}

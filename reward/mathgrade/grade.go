@@ -1,4 +1,4 @@
-package reward
+package mathgrade
 
 // Reasons of a Verdict. An equal verdict has ReasonSame or
 // ReasonEquivalent; every other reason comes with a rejection.

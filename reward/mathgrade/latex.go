@@ -1,4 +1,4 @@
-package reward
+package mathgrade
 
 import (
 	"errors"
@@ -78,7 +78,7 @@ const (
 // maxExprDepth bounds the nesting of groups and arguments.
 const maxExprDepth = 100
 
-var errSyntax = errors.New("reward: not an expression")
+var errSyntax = errors.New("mathgrade: not an expression")
 
 // exprParser is a recursive-descent parser over a normalised answer.
 type exprParser struct {
