@@ -5,7 +5,7 @@
 // the policy will read; a SessionTool gives each trajectory its own state.
 // Subpackages provide concrete tools (sandbox: a Go interpreter; toollib:
 // a library of verified functions around it; bfcl: the BFCL v3 APIs) and
-// the task families (arith, mathtask, bfcl), which implement the
+// the task families (arith, mathtask, bfcl, taubench), which implement the
 // interfaces of the family package and register there.
 package envs
 
@@ -87,6 +87,30 @@ type SessionTool interface {
 type TurnSession interface {
 	ToolSession
 	StartTurn(turn int)
+}
+
+// UserTool is a SessionTool whose sessions are UserSessions: the later
+// user messages of its tasks come from a user who reacts to what the
+// policy says, not from Task.Turns.
+type UserTool interface {
+	SessionTool
+	// MaxReplies bounds the user messages one session gives after the
+	// task's prompt; the engine ends a conversation that reaches it.
+	MaxReplies() int
+}
+
+// UserSession is a ToolSession with a user in it. Each time the policy
+// ends its turn the engine calls Reply with what the policy said in that
+// turn (its text since the last tool result or user message, without the
+// token that ended the turn) and appends msg, with mask 0, as the next
+// user message; done ends the conversation (the user is satisfied or
+// gave up, or a tool ended the episode) and msg is then ignored. Reply
+// may be slow (a served model); the engine calls it from any goroutine,
+// never concurrently with the session's other methods, and never fails:
+// a user that cannot answer ends the conversation.
+type UserSession interface {
+	ToolSession
+	Reply(ctx context.Context, said string) (msg string, done bool)
 }
 
 // Disabled is a Tool that answers every call with an error. It is the

@@ -106,6 +106,7 @@ func mean(name string, ms []Summary) Summary {
 		out.Seconds += s.Seconds
 		out.Pass1 += s.Pass1
 		out.PassK += s.PassK
+		out.PassHatK += s.PassHatK
 		out.ToolCalls += s.ToolCalls
 		out.ToolFailFrac += s.ToolFailFrac
 		out.ResponseLen += s.ResponseLen
@@ -118,6 +119,7 @@ func mean(name string, ms []Summary) Summary {
 	n := float64(len(ms))
 	out.Pass1 /= n
 	out.PassK /= n
+	out.PassHatK /= n
 	out.ToolCalls /= n
 	out.ToolFailFrac /= n
 	out.ResponseLen /= n

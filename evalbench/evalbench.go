@@ -55,7 +55,7 @@ func PassAtK(n, c, k int) float64 {
 	return 1 - miss
 }
 
-// Majority groups answers by equal (an equivalence, such as reward.Equal)
+// Majority groups answers by equal (an equivalence, such as mathgrade.Equal)
 // and returns a member of the largest group and its size. Empty answers
 // (nothing extracted) do not vote. Ties go to the group whose first member
 // comes first; each group is represented by its first member. With no
@@ -191,12 +191,15 @@ type Sample struct {
 
 // Summary holds the scores of one benchmark.
 type Summary struct {
-	Bench         string  `json:"bench"`
-	Problems      int     `json:"problems"`
-	K             int     `json:"k"` // samples per problem
-	Pass1         float64 `json:"pass@1"`
-	PassK         float64 `json:"pass@k"` // unbiased estimator at k = K
-	MajK          float64 `json:"maj@k"`  // majority vote over the K extracted answers (families with answers)
+	Bench    string  `json:"bench"`
+	Problems int     `json:"problems"`
+	K        int     `json:"k"` // samples per problem
+	Pass1    float64 `json:"pass@1"`
+	PassK    float64 `json:"pass@k"` // unbiased estimator at k = K
+	MajK     float64 `json:"maj@k"`  // majority vote over the K extracted answers (families with answers)
+	// PassHatK is pass^k at k = K: the chance that K samples of a
+	// problem are all correct, tau-bench's reliability measure.
+	PassHatK      float64 `json:"pass^k"`
 	ToolCalls     float64 `json:"tool_calls"`
 	ToolFailFrac  float64 `json:"tool_fail_frac"`
 	ResponseLen   float64 `json:"response_len"` // mean policy tokens per rollout

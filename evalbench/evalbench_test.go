@@ -15,8 +15,9 @@ import (
 
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/envs/bfcl"
+	"github.com/artist-rl/artist/envs/taubench"
 	"github.com/artist-rl/artist/internal/datadir"
-	"github.com/artist-rl/artist/reward"
+	"github.com/artist-rl/artist/reward/mathgrade"
 	"github.com/artist-rl/artist/rollout"
 )
 
@@ -66,7 +67,7 @@ func TestMajority(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, votes := Majority(c.answers, reward.Equal)
+			got, votes := Majority(c.answers, mathgrade.Equal)
 			if got != c.want || votes != c.votes {
 				t.Errorf("Majority(%q) = %q, %d; want %q, %d", c.answers, got, votes, c.want, c.votes)
 			}
@@ -129,6 +130,7 @@ func TestScore(t *testing.T) {
 		Pass1:         (0.5 + 1) / 2,
 		PassK:         1,   // each problem has a right sample among its 2
 		MajK:          0.5, // problem a votes "5"
+		PassHatK:      0.5, // only problem b has both samples right
 		ToolCalls:     0.5, // 2 calls in 4 rollouts
 		ToolFailFrac:  0.5,
 		ResponseLen:   10, // (10+20+5+5)/4
@@ -234,10 +236,12 @@ var roots = []struct {
 }{
 	{"fixture", func(testing.TB, string) string { return filepath.Join("..", "testdata") }, map[string]int{
 		"math500": 6, "aime24": 4, "aime25": 4, "amc23": 4, "olympiad": 4,
-		"bfcl_v3_base": 6, "bfcl_v3_miss_func": 4, "bfcl_v3_miss_param": 4, "bfcl_v3_long_context": 4}},
+		"bfcl_v3_base": 6, "bfcl_v3_miss_func": 4, "bfcl_v3_miss_param": 4, "bfcl_v3_long_context": 4,
+		"taubench_airline": 3, "taubench_retail": 4}},
 	{"benchmark", benchRoot, map[string]int{
 		"math500": 500, "aime24": 30, "aime25": 30, "amc23": 40, "olympiad": 675,
-		"bfcl_v3_base": 200, "bfcl_v3_miss_func": 200, "bfcl_v3_miss_param": 200, "bfcl_v3_long_context": 200}},
+		"bfcl_v3_base": 200, "bfcl_v3_miss_func": 200, "bfcl_v3_miss_param": 200, "bfcl_v3_long_context": 200,
+		"taubench_airline": 50, "taubench_retail": 115}},
 }
 
 // benchRoot returns the benchmark data folder when it holds rel.
@@ -259,6 +263,9 @@ func TestLoadBenchmarks(t *testing.T) {
 				}
 				if _, ok := bfcl.BenchmarkCategory(name); ok {
 					rel = "bfcl_v3"
+				}
+				if env, ok := strings.CutPrefix(name, taubench.BenchmarkPrefix); ok {
+					rel = "tau_bench/" + env
 				}
 				b, err := Open(r.root(t, rel), name, func(string) any { return nil }, rollout.DefaultFormat())
 				if err != nil {

@@ -67,15 +67,15 @@ func Table(w io.Writer, sums []Summary) {
 	for _, s := range sums {
 		width = max(width, len(s.Bench))
 	}
-	fmt.Fprintf(w, "%-*s %8s %4s %7s %7s %7s %6s %8s %6s\n",
-		width, "bench", "problems", "k", "pass@1", "pass@k", "maj@k", "calls", "len", "trunc")
+	fmt.Fprintf(w, "%-*s %8s %4s %7s %7s %7s %7s %6s %8s %6s\n",
+		width, "bench", "problems", "k", "pass@1", "pass@k", "pass^k", "maj@k", "calls", "len", "trunc")
 	for _, s := range sums {
 		maj := fmt.Sprintf("%7.3f", s.MajK)
 		if s.noVote {
 			maj = fmt.Sprintf("%7s", "-") // no final answer to vote on
 		}
-		fmt.Fprintf(w, "%-*s %8d %4d %7.3f %7.3f %s %6.2f %8.1f %6.3f\n",
-			width, s.Bench, s.Problems, s.K, s.Pass1, s.PassK, maj, s.ToolCalls, s.ResponseLen, s.TruncatedFrac)
+		fmt.Fprintf(w, "%-*s %8d %4d %7.3f %7.3f %7.3f %s %6.2f %8.1f %6.3f\n",
+			width, s.Bench, s.Problems, s.K, s.Pass1, s.PassK, s.PassHatK, maj, s.ToolCalls, s.ResponseLen, s.TruncatedFrac)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/envs/family"
+	"github.com/artist-rl/artist/envs/taubench"
 	"github.com/artist-rl/artist/reward"
 	"github.com/artist-rl/artist/rollout"
 )
@@ -98,6 +99,7 @@ type Tally struct {
 	Correct            int                // correct samples
 	Calls, Failed      int                // tool calls, and those that did not succeed
 	Pass1, PassK, MajK float64            // summed over problems
+	PassHatK           float64            // pass^k (every one of k samples correct), summed over problems
 	Tokens, Truncated  float64            // policy tokens and truncated samples, summed over samples
 	Reward             float64            // Sample.Reward summed over samples
 	Rewards            map[string]float64 // each component summed over the samples it applies to
@@ -135,6 +137,7 @@ func (t *Tally) Add(ss []Sample) {
 	if len(ss) > 0 {
 		t.Pass1 += float64(correct) / float64(len(ss))
 		t.PassK += PassAtK(len(ss), correct, len(ss))
+		t.PassHatK += passHat(ss, len(ss))
 	}
 }
 
@@ -144,7 +147,7 @@ func (t Tally) Summary(bench string, k int) Summary {
 	sum := Summary{Bench: bench, Problems: t.Problems, K: k, noVote: t.NoVote}
 	if t.Problems > 0 {
 		n, total := float64(t.Problems), float64(t.Samples)
-		sum.Pass1, sum.PassK, sum.MajK = t.Pass1/n, t.PassK/n, t.MajK/n
+		sum.Pass1, sum.PassK, sum.MajK, sum.PassHatK = t.Pass1/n, t.PassK/n, t.MajK/n, t.PassHatK/n
 		sum.ResponseLen, sum.TruncatedFrac = t.Tokens/total, t.Truncated/total
 		sum.ToolCalls = float64(t.Calls) / total
 		if t.Rewards != nil {
@@ -158,4 +161,21 @@ func (t Tally) Summary(bench string, k int) Summary {
 		sum.ToolFailFrac = float64(t.Failed) / float64(t.Calls)
 	}
 	return sum
+}
+
+// passHat is pass^k of one problem's samples, tau-bench's reliability
+// measure: C(c, k) / C(n, k) with c correct of n, the chance that k
+// samples drawn without replacement are all correct (taubench.PassHatK).
+func passHat(ss []Sample, k int) float64 {
+	rs := make([]float64, len(ss))
+	for i, s := range ss {
+		if s.Correct {
+			rs[i] = 1
+		}
+	}
+	p, err := taubench.PassHatK([][]float64{rs}, k)
+	if err != nil {
+		panic(err) // k = len(ss) >= 1 by construction
+	}
+	return p
 }

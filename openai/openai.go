@@ -1,8 +1,11 @@
-// Package openai holds the wire format of the OpenAI-compatible
-// completions API (POST /v1/completions, with vLLM's stop_reason
-// extension), written once for the server (artist serve) and every client
-// (rollout.Remote), and a client that sends requests with per-request
-// timeouts and retries.
+// Package openai holds the wire format of the OpenAI-compatible API,
+// written once for the server (artist serve) and every client
+// (rollout.Remote, rollout.RemoteChat): completions (POST /v1/completions,
+// with vLLM's stop_reason), chat completions with tools (POST
+// /v1/chat/completions), their streamed chunks, the model list, the error
+// object, and vLLM's token-in/token-out extensions (a prompt of token ids,
+// return_token_ids). Client sends completion and chat requests with
+// per-request timeouts, retries and an API key.
 package openai
 
 import (
@@ -18,7 +21,9 @@ const CompletionsPath = "/v1/completions"
 // tokens, temperature 1, top_p 1, n 1).
 type CompletionRequest struct {
 	Model string `json:"model,omitempty"`
-	// Prompt is a JSON string (see Text); servers may reject other forms.
+	// Prompt is a JSON string (see Text), or a list of token ids (see
+	// TokenIDs; artist serve and vLLM take them); servers may reject other
+	// forms.
 	Prompt      json.RawMessage `json:"prompt"`
 	MaxTokens   *int            `json:"max_tokens,omitempty"`
 	Temperature *float64        `json:"temperature,omitempty"`
@@ -27,6 +32,15 @@ type CompletionRequest struct {
 	Stop json.RawMessage `json:"stop,omitempty"`
 	Seed *int64          `json:"seed,omitempty"`
 	N    *int            `json:"n,omitempty"`
+	// Stream asks for server-sent CompletionChunk events.
+	Stream        bool           `json:"stream,omitempty"`
+	StreamOptions *StreamOptions `json:"stream_options,omitempty"`
+	// Logprobs asks for the log-probabilities of the sampled tokens and of
+	// that many alternatives at each (0: none of them).
+	Logprobs *int `json:"logprobs,omitempty"`
+	// ReturnTokenIDs is vLLM's extension: the answer carries the prompt's
+	// and each choice's token ids.
+	ReturnTokenIDs bool `json:"return_token_ids,omitempty"`
 }
 
 // Completion is the answer to a completion request.
@@ -37,6 +51,8 @@ type Completion struct {
 	Model   string   `json:"model"`
 	Choices []Choice `json:"choices"`
 	Usage   Usage    `json:"usage"`
+	// PromptTokenIDs is set when the request asked for return_token_ids.
+	PromptTokenIDs []int `json:"prompt_token_ids,omitempty"`
 }
 
 // Choice is one completion. FinishReason is "stop" (a stop string or the
@@ -48,6 +64,44 @@ type Choice struct {
 	Text         string          `json:"text"`
 	FinishReason string          `json:"finish_reason"`
 	StopReason   json.RawMessage `json:"stop_reason"`
+	Logprobs     *Logprobs       `json:"logprobs,omitempty"`
+	// TokenIDs and TokenLogprobs are the sampled tokens (a stop token
+	// included) and their log-probabilities, when asked for with
+	// return_token_ids.
+	TokenIDs      []int     `json:"token_ids,omitempty"`
+	TokenLogprobs []float32 `json:"token_logprobs,omitempty"`
+}
+
+// Logprobs are the legacy completions log-probabilities: one entry per
+// sampled token in each list.
+type Logprobs struct {
+	Tokens        []string             `json:"tokens"`
+	TokenLogprobs []float64            `json:"token_logprobs"`
+	TopLogprobs   []map[string]float64 `json:"top_logprobs"`
+	TextOffset    []int                `json:"text_offset"`
+}
+
+// CompletionChunk is one server-sent event of a streaming completion.
+type CompletionChunk struct {
+	ID      string         `json:"id"`
+	Object  string         `json:"object"` // "text_completion"
+	Created int64          `json:"created"`
+	Model   string         `json:"model"`
+	Choices []StreamChoice `json:"choices"`
+	// Usage is set on the last chunk when stream_options.include_usage.
+	Usage *Usage `json:"usage,omitempty"`
+}
+
+// StreamChoice is the next piece of one completion; FinishReason is set on
+// its last chunk.
+type StreamChoice struct {
+	Index         int             `json:"index"`
+	Text          string          `json:"text"`
+	FinishReason  *string         `json:"finish_reason"`
+	StopReason    json.RawMessage `json:"stop_reason,omitempty"`
+	Logprobs      *Logprobs       `json:"logprobs,omitempty"`
+	TokenIDs      []int           `json:"token_ids,omitempty"`
+	TokenLogprobs []float32       `json:"token_logprobs,omitempty"`
 }
 
 // Usage counts the tokens of a request.
@@ -74,6 +128,12 @@ type ErrorDetail struct {
 // Text encodes s as a JSON string, for CompletionRequest.Prompt.
 func Text(s string) json.RawMessage {
 	b, _ := json.Marshal(s) // a string always marshals
+	return b
+}
+
+// TokenIDs encodes a prompt given as token ids.
+func TokenIDs(ids []int) json.RawMessage {
+	b, _ := json.Marshal(ids)
 	return b
 }
 

@@ -124,3 +124,41 @@ func argmax(x []float32) int {
 	}
 	return best
 }
+
+// qwenShapes is Qwen2.5-0.5B's layer shapes with 4 layers and a 32000
+// vocabulary: 88M weights.
+func qwenShapes() Config {
+	return Config{
+		VocabSize: 32000, HiddenSize: 896, IntermediateSize: 4864, NumHiddenLayers: 4,
+		NumAttentionHeads: 14, NumKeyValueHeads: 2, MaxPositionEmbeddings: 512,
+		RopeTheta: 1e6, RMSNormEps: 1e-6, TieWordEmbeddings: true,
+	}
+}
+
+// BenchmarkBackwardQwenShapes is Backward over 2 sequences of 256 tokens
+// at Qwen2.5-0.5B layer shapes.
+func BenchmarkBackwardQwenShapes(b *testing.B) {
+	rng := rand.New(rand.NewSource(1))
+	m, err := New(qwenShapes(), rng)
+	if err != nil {
+		b.Fatal(err)
+	}
+	seqs := make([][]int, 2)
+	coef := make([][]float32, 2)
+	for i := range seqs {
+		seqs[i], coef[i] = make([]int, 256), make([]float32, 256)
+		for t := range seqs[i] {
+			seqs[i][t], coef[i][t] = rng.Intn(m.Config.VocabSize), -1.0/510
+		}
+	}
+	if _, err := m.Backward(seqs, coef); err != nil { // build the graph
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := m.Backward(seqs, coef); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(2*256*b.N)/b.Elapsed().Seconds(), "tokens/s")
+}

@@ -12,6 +12,12 @@
 //
 // Tests prove that both paths give the same per-token log-probs.
 //
+// Both paths compute through the model's backend (package policy/backend):
+// every matrix product and fused kernel is a backend call. DefaultBackend
+// chooses it once per process: ARTIST_BACKEND when set, else OpenBLAS
+// where libopenblas.so.0 is installed (loaded at run time, no cgo), else
+// pure Go, whose arithmetic is bit for bit that of earlier versions.
+//
 // Weights load and save as safetensors with HuggingFace tensor names next to
 // a config.json with HuggingFace keys, so a Qwen2 checkpoint directory is a
 // policy directory. Tokenizers load from tokenizer.json; Qwen2.5's encodes

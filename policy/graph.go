@@ -9,7 +9,10 @@ package policy
 
 import (
 	"fmt"
+	"runtime"
+	"sync"
 
+	"github.com/artist-rl/artist/policy/backend"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -159,6 +162,17 @@ func (m *Model) graph(B, T int) (*trainGraph, error) {
 	return tg, nil
 }
 
+// dropGraphs closes and forgets every compiled graph.
+func (m *Model) dropGraphs() {
+	if m.graphs == nil {
+		return
+	}
+	for _, tg := range m.graphs.graphs {
+		tg.vm.Close()
+	}
+	m.graphs = nil
+}
+
 // load writes the padded batch into the graph's input tensors.
 func (tg *trainGraph) load(seqs [][]int, coef [][]float32) {
 	T := tg.T
@@ -202,12 +216,33 @@ func (tg *trainGraph) addGrads(m *Model) error {
 		if v == nil {
 			return fmt.Errorf("policy: backward: no gradient computed for %s", p.Name)
 		}
-		g := v.Data().([]float32)
-		for j, x := range g {
-			p.Grad[j] += x
-		}
+		g, acc := v.Data().([]float32), p.Grad
+		parallelChunks(len(g), func(lo, hi int) {
+			for j, x := range g[lo:hi] {
+				acc[lo+j] += x
+			}
+		})
 	}
 	return nil
+}
+
+// parallelChunks runs fn over [0, n) in contiguous chunks on up to
+// GOMAXPROCS goroutines when n is large enough to pay for them.
+func parallelChunks(n int, fn func(lo, hi int)) {
+	workers := min(runtime.GOMAXPROCS(0), n/(1<<15))
+	if workers <= 1 {
+		fn(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(w*n/workers, (w+1)*n/workers)
+		}()
+	}
+	wg.Wait()
 }
 
 // backed wraps Param.Data in a tensor without copying it.
@@ -219,6 +254,7 @@ func backed(p *Param) *tensor.Dense {
 // and turns later calls into no-ops.
 type builder struct {
 	err      error
+	be       backend.Backend
 	g        geometry
 	T        int
 	cos, sin []float32 // [T, D/2]
@@ -245,16 +281,16 @@ func (b *builder) add(x, y *G.Node) *G.Node {
 
 // layer adds one decoder block: x [N, C] → [N, C].
 func (b *builder) layer(x *G.Node, L Layer) *G.Node {
-	g, p := b.g, b.pn
-	h := b.op(rmsNormOp(g.C, g.eps), x, p[L.AttnNorm])                                              // [N, C]
-	q := b.op(ropeOp(g.H, g.D, b.T, false, b.cos, b.sin), b.op(linearOp(true), h, p[L.Q], p[L.QB])) // [N, H·D]
-	k := b.op(ropeOp(g.K, g.D, b.T, false, b.cos, b.sin), b.op(linearOp(true), h, p[L.K], p[L.KB])) // [N, K·D]
-	v := b.op(linearOp(true), h, p[L.V], p[L.VB])                                                   // [N, K·D]
-	a := b.op(attnOp(g, b.T), q, k, v)                                                              // [N, H·D]
-	x = b.add(x, b.op(linearOp(false), a, p[L.O]))                                                  // [N, C]
-	h = b.op(rmsNormOp(g.C, g.eps), x, p[L.MLPNorm])                                                // [N, C]
-	act := b.op(swigluOp(), b.op(linearOp(false), h, p[L.Gate]), b.op(linearOp(false), h, p[L.Up])) // [N, F]
-	return b.add(x, b.op(linearOp(false), act, p[L.Down]))                                          // [N, C]
+	g, p, be := b.g, b.pn, b.be
+	h := b.op(rmsNormOp(be, g.C, g.eps), x, p[L.AttnNorm])                                                    // [N, C]
+	q := b.op(ropeOp(be, g.H, g.D, b.T, false, b.cos, b.sin), b.op(linearOp(be, true), h, p[L.Q], p[L.QB]))   // [N, H·D]
+	k := b.op(ropeOp(be, g.K, g.D, b.T, false, b.cos, b.sin), b.op(linearOp(be, true), h, p[L.K], p[L.KB]))   // [N, K·D]
+	v := b.op(linearOp(be, true), h, p[L.V], p[L.VB])                                                         // [N, K·D]
+	a := b.op(attnOp(be, g, b.T), q, k, v)                                                                    // [N, H·D]
+	x = b.add(x, b.op(linearOp(be, false), a, p[L.O]))                                                        // [N, C]
+	h = b.op(rmsNormOp(be, g.C, g.eps), x, p[L.MLPNorm])                                                      // [N, C]
+	act := b.op(swigluOp(be), b.op(linearOp(be, false), h, p[L.Gate]), b.op(linearOp(be, false), h, p[L.Up])) // [N, F]
+	return b.add(x, b.op(linearOp(be, false), act, p[L.Down]))                                                // [N, C]
 }
 
 // buildGraph builds and compiles the graph for B sequences of T tokens.
@@ -262,7 +298,7 @@ func buildGraph(m *Model, B, T int) (*trainGraph, error) {
 	g, N := geometryOf(m.Config), B*T
 	eg := G.NewGraph()
 	tg := &trainGraph{B: B, T: T, ids: make([]float32, N), targets: make([]float32, N), coef: make([]float32, N)}
-	b := &builder{g: g, T: T, pn: make(map[*Param]*G.Node)}
+	b := &builder{be: m.be, g: g, T: T, pn: make(map[*Param]*G.Node)}
 	b.cos, b.sin = ropeTables(T, g.D, m.Config.RopeTheta)
 	for _, p := range m.Params {
 		n := G.NewTensor(eg, tensor.Float32, len(p.Shape), G.WithShape(p.Shape...), G.WithName(p.Name), G.WithValue(backed(p)))
@@ -275,13 +311,13 @@ func buildGraph(m *Model, B, T int) (*trainGraph, error) {
 	}
 	ids, targets, coef := input("ids", tg.ids), input("targets", tg.targets), input("coef", tg.coef) // [N] each
 
-	x := b.op(embedOp(g.V, g.C), b.pn[m.Embed], ids) // [N, C]
+	x := b.op(embedOp(m.be, g.V, g.C), b.pn[m.Embed], ids) // [N, C]
 	for _, L := range m.Layers {
 		x = b.layer(x, L)
 	}
-	x = b.op(rmsNormOp(g.C, g.eps), x, b.pn[m.Norm])     // [N, C]
-	logits := b.op(linearOp(false), x, b.pn[m.Head])     // [N, V]
-	tg.logp = b.op(tokenLogProbOp(g.V), logits, targets) // [N]
+	x = b.op(rmsNormOp(m.be, g.C, g.eps), x, b.pn[m.Norm])     // [N, C]
+	logits := b.op(linearOp(m.be, false), x, b.pn[m.Head])     // [N, V]
+	tg.logp = b.op(tokenLogProbOp(m.be, g.V), logits, targets) // [N]
 	if b.err != nil {
 		return nil, b.err
 	}

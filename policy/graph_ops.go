@@ -29,8 +29,14 @@ type kernel struct {
 	fwd     func(out []float32, in [][]float32, shapes []tensor.Shape)
 	diff    []bool                                             // differentiable inputs; nil: none
 	grad    func(in G.Nodes, out, dy *G.Node) (G.Nodes, error) // one gradient node per input (nil where not differentiable)
+	// save, when set, sizes the values the forward pass keeps in saved
+	// for its backward kernels (backend.Kernels: saved tensors); 0 keeps
+	// none. The backward kernels take the forward node as an input, so
+	// they run after it.
+	save func(in []tensor.Shape) int
 
-	out *tensor.Dense // output buffer, reused across runs
+	out   *tensor.Dense // output buffer, reused across runs
+	saved []float32     // what the forward pass saved in the last run
 }
 
 var (
@@ -71,6 +77,18 @@ func (k *kernel) Do(vals ...G.Value) (G.Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	if k.save != nil {
+		n := k.save(shapes)
+		if !saveForBackward {
+			n = 0
+		}
+		switch {
+		case n == 0:
+			k.saved = nil
+		case len(k.saved) != n:
+			k.saved = make([]float32, n)
+		}
+	}
 	if k.outDims == 0 {
 		out := []float32{0}
 		k.fwd(out, in, shapes)
@@ -82,6 +100,11 @@ func (k *kernel) Do(vals ...G.Value) (G.Value, error) {
 	k.fwd(k.out.Data().([]float32), in, shapes)
 	return k.out, nil
 }
+
+// saveForBackward lets forward kernels save values for their backward
+// kernels; tests turn it off to check that recomputing gives the same
+// results.
+var saveForBackward = true
 
 // UsePreallocDo ignores the offered tensor in favour of the kernel's own.
 func (k *kernel) UsePreallocDo(_ G.Value, vals ...G.Value) (G.Value, error) {

@@ -23,6 +23,10 @@ func batchFor(seed int64, V int) ([][]int, [][]float32) {
 	return seqs, coef
 }
 
+// causalBlock is the row block of the cpu backends' attention; the long
+// case spans several.
+const causalBlock = 64
+
 func TestBackwardGradCheck(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -335,5 +339,50 @@ func TestPaddedBatch(t *testing.T) {
 		if got := paddedBatch(n); got != want {
 			t.Errorf("paddedBatch(%d) = %d, want %d", n, got, want)
 		}
+	}
+}
+
+// TestBackwardSavedOrRecomputed: the values forward kernels save for their
+// backward kernels (attention probabilities, exp(−gate), log-sum-exps)
+// change no bit of the log-probs or gradients.
+func TestBackwardSavedOrRecomputed(t *testing.T) {
+	run := func(save bool, probs int) ([][]float32, [][]float32) {
+		saveForBackward, maxSavedProbs = save, probs
+		defer func() { saveForBackward, maxSavedProbs = true, 8<<20 }()
+		m := testModel(t, false, 31)
+		seqs, coef := batchFor(32, m.Config.VocabSize)
+		logp, err := m.Backward(seqs, coef)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var g [][]float32
+		for _, p := range m.Params {
+			g = append(g, p.Grad)
+		}
+		return logp, g
+	}
+	lp0, g0 := run(true, 8<<20)
+	for _, tc := range []struct {
+		name  string
+		save  bool
+		probs int
+	}{{"nothing saved", false, 8 << 20}, {"attention recomputed", true, 0}} {
+		t.Run(tc.name, func(t *testing.T) {
+			lp, g := run(tc.save, tc.probs)
+			for i := range lp0 {
+				for j := range lp0[i] {
+					if lp[i][j] != lp0[i][j] {
+						t.Fatalf("log-prob [%d][%d] = %g, saved %g", i, j, lp[i][j], lp0[i][j])
+					}
+				}
+			}
+			for i := range g0 {
+				for j := range g0[i] {
+					if g[i][j] != g0[i][j] {
+						t.Fatalf("gradient %d[%d] = %g, saved %g", i, j, g[i][j], g0[i][j])
+					}
+				}
+			}
+		})
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+
+	"github.com/artist-rl/artist/policy/backend"
 )
 
 // Config sizes a model. Field names and JSON keys follow HuggingFace's
@@ -84,16 +86,22 @@ type Model struct {
 	Head   *Param // [V, C] lm_head.weight; == Embed when tied
 	Params []*Param
 
-	graphs *graphCache // compiled training graphs, built on demand by Backward
+	be     backend.Backend // computes both paths; DefaultBackend's unless UseBackend changed it
+	graphs *graphCache     // compiled training graphs, built on demand by Backward
 }
 
 // New builds a model with weights drawn from the given source: linear and
-// embedding weights from N(0, 0.02²), biases zero, norm weights one.
+// embedding weights from N(0, 0.02²), biases zero, norm weights one. It
+// computes with DefaultBackend, whose error it returns.
 func New(cfg Config, rng *rand.Rand) (*Model, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	m := newShell(cfg)
+	be, err := defaultBackend()
+	if err != nil {
+		return nil, err
+	}
+	m := newShell(cfg, be)
 	for _, p := range m.Params {
 		switch {
 		case len(p.Shape) == 1 && isNorm(p.Name):
@@ -110,11 +118,12 @@ func New(cfg Config, rng *rand.Rand) (*Model, error) {
 	return m, nil
 }
 
-// newShell allocates zeroed parameters with HuggingFace names.
-func newShell(cfg Config) *Model {
+// newShell allocates zeroed parameters with HuggingFace names, computed
+// by be.
+func newShell(cfg Config, be backend.Backend) *Model {
 	C, F, V, D := cfg.HiddenSize, cfg.IntermediateSize, cfg.VocabSize, cfg.HeadDim()
 	H, K := cfg.NumAttentionHeads, cfg.NumKeyValueHeads
-	m := &Model{Config: cfg}
+	m := &Model{Config: cfg, be: be}
 	add := func(name string, shape ...int) *Param {
 		n := 1
 		for _, s := range shape {
@@ -182,10 +191,10 @@ func (m *Model) NumParams() int {
 	return n
 }
 
-// Clone returns a deep copy of the weights (gradients zeroed), used for the
-// frozen reference policy.
+// Clone returns a deep copy of the weights (gradients zeroed) on the same
+// backend, used for the frozen reference policy.
 func (m *Model) Clone() *Model {
-	c := newShell(m.Config)
+	c := newShell(m.Config, m.be)
 	for i, p := range m.Params {
 		copy(c.Params[i].Data, p.Data)
 	}

@@ -3,6 +3,7 @@ package policy
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/artist-rl/artist/policy/backend/cpu"
 	"math"
 	"os"
 	"path/filepath"
@@ -98,9 +99,9 @@ func fullLogits(m *Model, seq []int) []float32 {
 	g := geometryOf(m.Config)
 	s := m.NewSession(1, len(seq))
 	x := s.forward(s.layout([][]int{seq}))
-	rmsNorm(x, x, m.Norm.Data, g.C, g.eps)
+	m.be.RMSNorm(host(x), host(x), host(m.Norm.Data), g.C, g.eps)
 	out := make([]float32, len(seq)*g.V)
-	linear(out, x, len(seq), g.C, m.Head.Data, nil, g.V)
+	linear(m.be, out, x, len(seq), g.C, m.Head.Data, nil, g.V)
 	return out
 }
 
@@ -108,7 +109,7 @@ func fullLogits(m *Model, seq []int) []float32 {
 func refTokenLogProbs(logits []float32, seq []int, V int) []float32 {
 	out := make([]float32, len(seq))
 	for t := 1; t < len(seq); t++ {
-		out[t] = float32(float64(logits[(t-1)*V+seq[t]]) - logSumExp(logits[(t-1)*V:t*V]))
+		out[t] = float32(float64(logits[(t-1)*V+seq[t]]) - cpu.LogSumExp(logits[(t-1)*V:t*V]))
 	}
 	return out
 }

@@ -351,7 +351,11 @@ func LoadModel(dir string) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("policy: load model: %w", err)
 	}
-	m := newShell(cfg)
+	be, err := defaultBackend()
+	if err != nil {
+		return nil, err
+	}
+	m := newShell(cfg, be)
 	files, where, closers, err := openWeights(dir)
 	defer func() {
 		for _, c := range closers {

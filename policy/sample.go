@@ -6,7 +6,11 @@ package policy
 // end to end), S fed sequences, C channels, H query heads, K key/value
 // heads, D head dim, F MLP width, V vocab, P positions held by a sequence.
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/artist-rl/artist/policy/backend"
+)
 
 // Session is a batch of sequences decoded together. It caches the rotated
 // keys and values of every token it has been fed, so each Step only
@@ -71,9 +75,10 @@ func (s *Session) Step(feed [][]int) [][]float32 {
 		r := sp.row + sp.n - 1
 		copy(last[i*g.C:(i+1)*g.C], x[r*g.C:(r+1)*g.C])
 	}
-	rmsNorm(last, last, s.m.Norm.Data, g.C, g.eps)
+	be := s.m.be
+	be.RMSNorm(host(last), host(last), host(s.m.Norm.Data), g.C, g.eps)
 	logits := make([]float32, len(lay.spans)*g.V) // [S, V]
-	linear(logits, last, len(lay.spans), g.C, s.m.Head.Data, nil, g.V)
+	linear(be, logits, last, len(lay.spans), g.C, s.m.Head.Data, nil, g.V)
 	for i, sp := range lay.spans {
 		out[sp.seq] = logits[i*g.V : (i+1)*g.V : (i+1)*g.V]
 	}
@@ -132,10 +137,7 @@ func (s *Session) forward(lay layout) []float32 {
 	g := s.g
 	N := len(lay.tokens)
 	x := make([]float32, N*g.C)
-	emb := s.m.Embed.Data
-	for r, tok := range lay.tokens {
-		copy(x[r*g.C:(r+1)*g.C], emb[tok*g.C:(tok+1)*g.C])
-	}
+	s.m.be.Embed(host(x), host(s.m.Embed.Data), host(tokenIDs(lay.tokens)), g.C)
 	b := newBuffers(g, N)
 	for l := range s.m.Layers {
 		s.block(l, x, lay, b)
@@ -160,46 +162,38 @@ func newBuffers(g geometry, N int) *buffers {
 
 // block applies decoder layer l to x [N, C] in place.
 func (s *Session) block(l int, x []float32, lay layout, b *buffers) {
-	g, L := s.g, s.m.Layers[l]
+	g, L, be := s.g, s.m.Layers[l], s.m.be
 	N, HD, KD := len(lay.tokens), g.H*g.D, g.K*g.D
-	rmsNorm(b.h, x, L.AttnNorm.Data, g.C, g.eps)
-	linear(b.q, b.h, N, g.C, L.Q.Data, L.QB.Data, HD)
-	linear(b.k, b.h, N, g.C, L.K.Data, L.KB.Data, KD)
-	linear(b.v, b.h, N, g.C, L.V.Data, L.VB.Data, KD)
-	rope(b.q, g.H, g.D, lay.pos, s.cos, s.sin, false)
-	rope(b.k, g.K, g.D, lay.pos, s.cos, s.sin, false)
+	be.RMSNorm(host(b.h), host(x), host(L.AttnNorm.Data), g.C, g.eps)
+	linear(be, b.q, b.h, N, g.C, L.Q.Data, L.QB.Data, HD)
+	linear(be, b.k, b.h, N, g.C, L.K.Data, L.KB.Data, KD)
+	linear(be, b.v, b.h, N, g.C, L.V.Data, L.VB.Data, KD)
+	be.Rope(host(b.q), host(b.q), g.H, g.D, lay.pos, host(s.cos), host(s.sin), false)
+	be.Rope(host(b.k), host(b.k), g.K, g.D, lay.pos, host(s.cos), host(s.sin), false)
 	for _, sp := range lay.spans {
 		s.keys[l][sp.seq] = append(s.keys[l][sp.seq], b.k[sp.row*KD:(sp.row+sp.n)*KD]...)
 		s.vals[l][sp.seq] = append(s.vals[l][sp.seq], b.v[sp.row*KD:(sp.row+sp.n)*KD]...)
 	}
 	s.attend(l, b, lay)
-	gemm(false, true, N, g.C, HD, b.o, L.O.Data, 1, x) // x += o·Oᵀ
-	rmsNorm(b.h, x, L.MLPNorm.Data, g.C, g.eps)
-	linear(b.gate, b.h, N, g.C, L.Gate.Data, nil, g.F)
-	linear(b.up, b.h, N, g.C, L.Up.Data, nil, g.F)
-	swiglu(b.gate, b.gate, b.up)
-	gemm(false, true, N, g.C, g.F, b.gate, L.Down.Data, 1, x) // x += act·Downᵀ
+	be.MatMul(false, true, N, g.C, HD, host(b.o), host(L.O.Data), 1, host(x)) // x += o·Oᵀ
+	be.RMSNorm(host(b.h), host(x), host(L.MLPNorm.Data), g.C, g.eps)
+	linear(be, b.gate, b.h, N, g.C, L.Gate.Data, nil, g.F)
+	linear(be, b.up, b.h, N, g.C, L.Up.Data, nil, g.F)
+	be.SwiGLU(host(b.gate), backend.Tensor{}, host(b.gate), host(b.up))
+	be.MatMul(false, true, N, g.C, g.F, host(b.gate), host(L.Down.Data), 1, host(x)) // x += act·Downᵀ
 }
 
 // attend fills b.o with causal attention of every fed row over its
-// sequence's cache, in parallel over (sequence, key/value head) pairs.
+// sequence's cache.
 func (s *Session) attend(l int, b *buffers, lay layout) {
-	g := s.g
-	HD := g.H * g.D
-	units := len(lay.spans) * g.K
-	cost := 0
-	for _, sp := range lay.spans {
-		cost += sp.n * (sp.p0 + sp.n) * g.D * (g.H / g.K) * 4
+	spans := make([]backend.Span, len(lay.spans))
+	keys := make([]backend.Tensor, len(lay.spans))
+	vals := make([]backend.Tensor, len(lay.spans))
+	for i, sp := range lay.spans {
+		spans[i] = backend.Span{Row: sp.row, N: sp.n, P0: sp.p0}
+		keys[i], vals[i] = host(s.keys[l][sp.seq]), host(s.vals[l][sp.seq])
 	}
-	parallelFor(units, cost/units+1, func(lo, hi int) {
-		scores := make([]float32, s.limit)
-		for u := lo; u < hi; u++ {
-			sp, kv := lay.spans[u/g.K], u%g.K
-			rows := b.o[sp.row*HD : (sp.row+sp.n)*HD]
-			q := b.q[sp.row*HD : (sp.row+sp.n)*HD]
-			attendGroup(g, rows, q, s.keys[l][sp.seq], s.vals[l][sp.seq], sp.n, sp.p0, kv, scores)
-		}
-	})
+	s.m.be.AttendCached(host(b.o), host(b.q), keys, vals, spans, s.g.heads())
 }
 
 // logProbChunk bounds the tokens of one plain-Go forward in LogProbs, which
@@ -237,7 +231,7 @@ func (m *Model) LogProbs(seqs [][]int) [][]float32 {
 // scoreRows fills out from the hidden states x [N, C] of the laid-out
 // sequences: the logits of row t score token t+1.
 func (m *Model) scoreRows(out [][]float32, seqs [][]int, x []float32, lay layout) {
-	g := geometryOf(m.Config)
+	g, be := geometryOf(m.Config), m.be
 	for i, sq := range seqs {
 		out[i] = make([]float32, len(sq))
 	}
@@ -251,20 +245,20 @@ func (m *Model) scoreRows(out [][]float32, seqs [][]int, x []float32, lay layout
 	const chunk = 512
 	h := make([]float32, chunk*g.C)      // [chunk, C]
 	logits := make([]float32, chunk*g.V) // [chunk, V]
+	ids := make([]float32, chunk)        // [chunk] the scored tokens
+	lp := make([]float32, chunk)         // [chunk] their log-probs
 	for lo := 0; lo < len(targets); lo += chunk {
 		part := targets[lo:min(lo+chunk, len(targets))]
+		n := len(part)
 		for i, tg := range part {
 			copy(h[i*g.C:(i+1)*g.C], x[tg.row*g.C:(tg.row+1)*g.C])
+			ids[i] = float32(seqs[tg.seq][tg.t])
 		}
-		rmsNorm(h[:len(part)*g.C], h[:len(part)*g.C], m.Norm.Data, g.C, g.eps)
-		linear(logits, h, len(part), g.C, m.Head.Data, nil, g.V)
-		parallelFor(len(part), g.V*8, func(a, b int) {
-			for i := a; i < b; i++ {
-				tg := part[i]
-				row := logits[i*g.V : (i+1)*g.V]
-				tok := seqs[tg.seq][tg.t]
-				out[tg.seq][tg.t] = float32(float64(row[tok]) - logSumExp(row))
-			}
-		})
+		be.RMSNorm(host(h[:n*g.C]), host(h[:n*g.C]), host(m.Norm.Data), g.C, g.eps)
+		linear(be, logits, h, n, g.C, m.Head.Data, nil, g.V)
+		be.TokenLogProb(host(lp[:n]), backend.Tensor{}, host(logits[:n*g.V]), host(ids[:n]), g.V)
+		for i, tg := range part {
+			out[tg.seq][tg.t] = lp[i]
+		}
 	}
 }

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"github.com/artist-rl/artist/policy/backend/cpu"
 	"math"
 	"math/rand"
 	"strings"
@@ -94,7 +95,7 @@ func compareLogits(t *testing.T, logits []float32, ref []float64, plain []float3
 	if len(logits) != len(ref) {
 		t.Fatalf("got %d logits, want %d", len(logits), len(ref))
 	}
-	lse := logSumExp(logits)
+	lse := cpu.LogSumExp(logits)
 	worst := 0.0
 	for j, z := range logits {
 		worst = math.Max(worst, math.Abs(float64(z)-lse-ref[j]))
@@ -175,7 +176,7 @@ func TestSessionPanicKeepsState(t *testing.T) {
 	seq := []int{1, 2, 9}
 	got := s.Step([][]int{{9}, nil})[0]
 	want := refLogSoftmax(m, seq)[2]
-	lse := logSumExp(got)
+	lse := cpu.LogSumExp(got)
 	for j, z := range got {
 		if d := math.Abs(float64(z) - lse - want[j]); d > 1e-4 {
 			t.Fatalf("logit %d off by %.3g after a rejected Step", j, d)

@@ -26,6 +26,13 @@
 // (0.025 per tag pair, 0.1 more when the order is strict), which reads the
 // format's think, code and output tags as reasoning, calls and results.
 //
+// tau-bench registers taubench_reward (the benchmark's 0/1 reward),
+// taubench_state (1 when the final database is the gold one),
+// taubench_function (share of gold actions matched), taubench_outputs
+// (share of required outputs said) and taubench_format (share of well
+// formed actions, 0 with none), each replaying the trajectory's episode on
+// the *taubench.Set the family supplies.
+//
 // The answer component, Correct and Answers (the judge and voter of tasks
 // with final answers) grade with the math grader, package mathgrade:
 // mathgrade.Extract finds the final answer of a response, mathgrade.Equal

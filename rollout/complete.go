@@ -16,15 +16,23 @@ type CompleteConfig struct {
 	Temperature float64  // 0 is greedy
 	TopP        float64  // nucleus mass in (0, 1]
 	Stop        []string // stop strings, matched on the decoded text
+	// OnToken, when set, is called after each sampled token, stop tokens
+	// included, with the token's log-probability (as Trajectory.LogProbs
+	// holds it) and the logits it was drawn from, which are valid only
+	// during the call: a server streams and reports log-probs with it.
+	OnToken func(id int, logp float32, logits []float32)
 }
 
 // Completion is the result of Complete.
 type Completion struct {
-	Tokens []int  // sampled tokens, the stopping one included
-	Text   string // decoded Tokens, cut before the first stop string; without the stop token
-	Stop   string // the stop string that ended the text, or ""
-	EOS    bool   // a stop token (StopIDs: EOS or another end-of-turn id) ended it
-	Length bool   // MaxTokens ran out first
+	Tokens []int // sampled tokens, the stopping one included
+	// LogProbs[i] is the log-probability of Tokens[i] under the model at
+	// temperature 1 without top-p (what the trainer recomputes).
+	LogProbs []float32
+	Text     string // decoded Tokens, cut before the first stop string; without the stop token
+	Stop     string // the stop string that ended the text, or ""
+	EOS      bool   // a stop token (StopIDs: EOS or another end-of-turn id) ended it
+	Length   bool   // MaxTokens ran out first
 }
 
 // Complete continues prompt with p, one sequence, sampling as Engine does
@@ -64,11 +72,14 @@ func Complete(ctx context.Context, p Policy, tok Tokenizer, prompt []int, cfg Co
 		if cfg.Temperature != 0 {
 			u = rng.Float64()
 		}
-		id, _, err := smp.draw(logits[0], u)
+		id, logp, err := smp.draw(logits[0], u)
 		if err != nil {
 			return Completion{}, fmt.Errorf("rollout: %w", err)
 		}
-		c.Tokens, feed = append(c.Tokens, id), []int{id}
+		if cfg.OnToken != nil {
+			cfg.OnToken(id, logp, logits[0])
+		}
+		c.Tokens, c.LogProbs, feed = append(c.Tokens, id), append(c.LogProbs, logp), []int{id}
 		if slices.Contains(stops, id) {
 			c.EOS, c.Text = true, text.String()
 			return c, nil

@@ -27,6 +27,16 @@
 // (envs.TurnSession), and the row generates again; each Call records its
 // turn. The rollout stops when no message is left or a budget runs out.
 //
+// Users who react: with an envs.UserTool (a simulated customer), the next
+// message comes from the trajectory's envs.UserSession instead of
+// Task.Turns. At each end of turn the engine hands it what the policy said
+// (the text since the last tool result or user message, without the stop
+// token), asks for the replies of all waiting rows concurrently, as it
+// runs calls, records each exchange in Trajectory.Replies and appends the
+// reply (rendered by Engine.UserTurn, cut in the middle to
+// max_result_tokens plus the rendering's own tokens) with loss mask 0,
+// until the user ends the conversation or MaxReplies replies were given.
+//
 // Budgets: max_response_tokens counts only tokens the policy sampled; each
 // result is cut in the middle to max_result_tokens tokens around
 // TruncationMark; so a trajectory holds at most max_response_tokens +

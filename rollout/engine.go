@@ -76,6 +76,7 @@ type rowState uint8
 const (
 	generating rowState = iota // sampling model tokens
 	calling                    // paused at a closing code tag; the call runs before the next Step
+	replying                   // ended its turn; the user's reply (envs.UserSession) comes before the next Step
 	done
 )
 
@@ -84,12 +85,14 @@ const (
 type row struct {
 	traj  *Trajectory
 	state rowState
-	feed  []int     // tokens in traj not yet fed to the session
-	seg   []int     // model tokens since the prompt or the last tool result
-	model int       // model tokens sampled so far
-	code  string    // input of the pending call while calling
-	loop  *toolLoop // the trajectory's tool side: session, calls, turns
-	turns [][]int   // encoded later user turns of the task, in order
+	feed  []int      // tokens in traj not yet fed to the session
+	seg   []int      // model tokens since the prompt or the last tool result
+	model int        // model tokens sampled so far
+	code  string     // input of the pending call while calling
+	said  string     // what the policy said in the turn it ended, while replying
+	stop  StopReason // how that turn ended, while replying
+	loop  *toolLoop  // the trajectory's tool side: session, calls, turns
+	turns [][]int    // encoded later user turns of the task, in order
 }
 
 // runner holds what one Run derives from its Engine.
@@ -103,6 +106,9 @@ type runner struct {
 	openOut, closeOut   []int // engine-written tokens around a result
 	mark                []int // TruncationMark
 	window              int   // trailing tokens decoded to find a closing tag
+	userTurn            func(msg string) string
+	maxReplies          int // user messages a UserSession may give; 0 when Tool is no envs.UserTool
+	replyLimit          int // tokens of one rendered user reply (see replyLimit)
 }
 
 // Run samples Config.GroupSize trajectories per task and returns them
@@ -201,6 +207,14 @@ func (e *Engine) newRunner() (*runner, error) {
 	}
 	// Every token but a special one decodes to at least one byte.
 	r.window = max(len(r.closeCode), len(r.closeAnswer)) + 2
+	r.userTurn = e.UserTurn
+	if r.userTurn == nil {
+		r.userTurn = UserTurnText
+	}
+	if ut, ok := userTool(e.Tool); ok {
+		r.maxReplies = ut.MaxReplies()
+		r.replyLimit = replyLimit(r.cfg, len(tok.Encode(r.userTurn(""))))
+	}
 	return r, nil
 }
 
@@ -219,8 +233,14 @@ func (e *Engine) MaxLen(task envs.Task) (int, error) {
 // responseBound is the most tokens a trajectory holds after its prompt.
 func (r *runner) responseBound() int {
 	perCall := len(r.openOut) + r.cfg.MaxResultTokens + len(r.closeOut)
-	return r.cfg.MaxResponseTokens + r.cfg.MaxToolCalls*perCall
+	return r.cfg.MaxResponseTokens + r.cfg.MaxToolCalls*perCall + r.maxReplies*r.replyLimit
 }
+
+// replyLimit is the most tokens of one user reply of an envs.UserSession
+// as the engine appends it: MaxResultTokens for the message and the
+// overhead tokens of its rendering (UserTurn of ""). A longer rendered
+// reply is cut in the middle as a tool result is.
+func replyLimit(cfg Config, overhead int) int { return cfg.MaxResultTokens + overhead }
 
 // start encodes each prompt and later user turn once and opens G rows per
 // task. It returns the rows and the most tokens any of them may hold.
@@ -229,10 +249,7 @@ func (r *runner) start(tasks []envs.Task) ([]*row, int, error) {
 	if prompt == nil {
 		prompt = PromptText
 	}
-	userTurn := r.e.UserTurn
-	if userTurn == nil {
-		userTurn = UserTurnText
-	}
+	userTurn := r.userTurn
 	G := r.cfg.GroupSize
 	rows := make([]*row, 0, len(tasks)*G)
 	maxLen := 0
@@ -335,7 +352,22 @@ func (w *row) end(s StopReason) {
 // task has a later user turn and the response budget is not spent; then
 // the engine appends that turn's message with mask 0, the tool session
 // hears of it (toolLoop.endTurn), and the policy goes on.
+//
+// With an envs.UserTool the next message comes from the trajectory's user
+// instead: the row waits (replying) until callTools has asked for it.
 func (r *runner) endTurn(w *row, s StopReason) {
+	if r.maxReplies > 0 {
+		if w.model >= r.cfg.MaxResponseTokens {
+			w.end(StopLength)
+			return
+		}
+		said := w.seg
+		if n := len(said); n > 0 && slices.Contains(r.stops, said[n-1]) {
+			said = said[:n-1]
+		}
+		w.said, w.stop, w.state = r.e.Tokenizer.Decode(said), s, replying
+		return
+	}
 	next, stop := w.loop.endTurn(s, w.model >= r.cfg.MaxResponseTokens)
 	if stop != "" {
 		w.end(stop)
@@ -378,20 +410,47 @@ func (r *runner) codeInput(seg []int) string {
 	return codeAfterOpen(text, r.openCode)
 }
 
-// callTools runs the calls of all paused rows concurrently and applies
-// their results in row order.
+// callTools runs the calls of all paused rows, and asks the users of all
+// replying rows, concurrently, and applies the results in row order.
 func (r *runner) callTools(ctx context.Context, rows []*row) {
 	var paused []*row
 	for _, w := range rows {
-		if w.state == calling {
+		if w.state == calling || w.state == replying {
 			paused = append(paused, w)
 		}
 	}
 	results := make([]envs.Result, len(paused))
-	parallel(len(paused), func(k int) { results[k] = paused[k].loop.call(ctx, paused[k].code) })
+	replies := make([]string, len(paused))
+	ended := make([]bool, len(paused))
+	parallel(len(paused), func(k int) {
+		w := paused[k]
+		if w.state == replying {
+			replies[k], ended[k] = w.loop.reply(ctx, w.said)
+			return
+		}
+		results[k] = w.loop.call(ctx, w.code)
+	})
 	for k, w := range paused {
+		if w.state == replying {
+			r.applyReply(w, replies[k], ended[k])
+			continue
+		}
 		r.apply(w, results[k])
 	}
+}
+
+// applyReply appends a user's reply (rendered by UserTurn, cut to
+// replyLimit tokens) to a replying row and resumes it, or ends the row
+// with the stop of its last turn when the conversation is over.
+func (r *runner) applyReply(w *row, msg string, done bool) {
+	if done {
+		w.end(w.stop)
+		return
+	}
+	ids, _ := fitResult(r.e.Tokenizer.Encode(r.userTurn(msg)), r.replyLimit, r.mark)
+	w.traj.Append(ids, 0, nil)
+	w.feed = append(w.feed, ids...)
+	w.seg, w.said, w.stop, w.state = w.seg[:0], "", "", generating
 }
 
 // closeTools ends the rows' tool sessions.

@@ -185,7 +185,13 @@ func (r *Remote) roll(ctx context.Context, client *openai.Client, t *Trajectory,
 		default:
 			t.Stop = StopLength
 		}
-		if t.Stop == StopAnswer || t.Stop == StopEOS {
+		if (t.Stop == StopAnswer || t.Stop == StopEOS) && r.users() {
+			said := text
+			if t.Stop == StopAnswer {
+				said += closeAnswer
+			}
+			r.reply(ctx, loop, t, said, &resp, used)
+		} else if t.Stop == StopAnswer || t.Stop == StopEOS {
 			next, stop := loop.endTurn(t.Stop, used >= r.Config.MaxResponseTokens)
 			if t.Stop = stop; stop == "" {
 				resp.WriteString(r.userTurn(t.Task.Turns[next]))
@@ -196,6 +202,31 @@ func (r *Remote) roll(ctx context.Context, client *openai.Client, t *Trajectory,
 			return used, nil
 		}
 	}
+}
+
+// users reports whether Tool is an envs.UserTool whose users answer.
+func (r *Remote) users() bool { _, ok := userTool(r.Tool); return ok }
+
+// reply asks the trajectory's user for its next message, as Engine does
+// at the end of a turn, and appends it to resp; t.Stop is cleared when
+// the conversation goes on, StopLength when the budget is spent.
+func (r *Remote) reply(ctx context.Context, loop *toolLoop, t *Trajectory, said string, resp *strings.Builder, used int) {
+	if used >= r.Config.MaxResponseTokens {
+		t.Stop = StopLength
+		return
+	}
+	msg, done := loop.reply(ctx, said)
+	if done {
+		return
+	}
+	t.Stop = ""
+	text := r.userTurn(msg)
+	overhead := len(r.userTurn("")) / 4
+	if r.Tokenizer != nil {
+		overhead = len(r.Tokenizer.Encode(r.userTurn("")))
+	}
+	text, _ = r.fitTo(text, replyLimit(r.Config, overhead))
+	resp.WriteString(text)
 }
 
 // userTurn renders a later user message as Engine does.
@@ -258,8 +289,11 @@ func (r *Remote) call(ctx context.Context, loop *toolLoop, code string) string {
 }
 
 // fit cuts a result to MaxResultTokens as Remote documents.
-func (r *Remote) fit(text string) (string, bool) {
-	limit := r.Config.MaxResultTokens
+func (r *Remote) fit(text string) (string, bool) { return r.fitTo(text, r.Config.MaxResultTokens) }
+
+// fitTo cuts text to limit tokens of Tokenizer, or about 4 bytes a token
+// without one.
+func (r *Remote) fitTo(text string, limit int) (string, bool) {
 	if tok := r.Tokenizer; tok != nil {
 		mark := tok.Encode(TruncationMark)
 		if tok.Decode(mark) != TruncationMark {

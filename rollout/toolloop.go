@@ -19,6 +19,7 @@ type toolLoop struct {
 	timeout time.Duration
 	traj    *Trajectory
 	sess    envs.ToolSession // opened at the first call of a SessionTool
+	replies int              // user messages a UserSession gave
 }
 
 func newToolLoop(tool envs.Tool, timeout time.Duration, t *Trajectory) *toolLoop {
@@ -76,6 +77,42 @@ func (l *toolLoop) endTurn(s StopReason, spent bool) (next int, stop StopReason)
 		ts.StartTurn(t.Turns - 1)
 	}
 	return next, ""
+}
+
+// userTool returns the tool as an envs.UserTool, when it is one.
+func userTool(tool envs.Tool) (envs.UserTool, bool) {
+	ut, ok := tool.(envs.UserTool)
+	return ut, ok && ut.MaxReplies() > 0
+}
+
+// reply asks the trajectory's user (its envs.UserSession, opened now if
+// no call opened it) for the message that answers said. A conversation
+// ends (done) when the user says so, when MaxReplies messages were given,
+// or when the session holds no user; otherwise the reply counts as a new
+// turn and an envs.TurnSession hears of it.
+func (l *toolLoop) reply(ctx context.Context, said string) (msg string, done bool) {
+	ut, ok := userTool(l.shared)
+	if !ok || l.replies >= ut.MaxReplies() {
+		return "", true
+	}
+	us, ok := l.tool().(envs.UserSession)
+	if !ok {
+		return "", true
+	}
+	msg, done = us.Reply(ctx, said)
+	if done {
+		msg = ""
+	}
+	l.traj.Replies = append(l.traj.Replies, Reply{Said: said, Message: msg, Done: done})
+	if done {
+		return "", true
+	}
+	l.replies++
+	l.traj.Turns++
+	if ts, ok := l.sess.(envs.TurnSession); ok {
+		ts.StartTurn(l.traj.Turns - 1)
+	}
+	return msg, false
 }
 
 // close ends the session, if one was opened.

@@ -44,6 +44,16 @@ type Trajectory struct {
 	// Turns counts the user turns the policy was given: 1 plus the later
 	// user messages of a multi-turn task appended so far.
 	Turns int `json:"turns"`
+	// Replies is the conversation with the user of an envs.UserSession:
+	// at each end of the policy's turn, what it said and the answer.
+	Replies []Reply `json:"replies,omitempty"`
+}
+
+// Reply is one exchange with the user of an envs.UserSession.
+type Reply struct {
+	Said    string `json:"said"`    // the policy's text of the turn it ended, the stop token left out
+	Message string `json:"message"` // the user's answer, as given (before rendering and cutting); "" when Done
+	Done    bool   `json:"done"`    // the user ended the conversation
 }
 
 // Append adds tokens with one mask value and their log-probs. logprobs may

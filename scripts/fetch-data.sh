@@ -8,7 +8,10 @@
 #   bfcl_v3/ questions, possible_answer/, multi_turn_func_doc/   verbatim
 #   bfcl_v3/reference_tables.json, long_context_extensions.json  derived
 #   aime25/test.jsonl                                  derived
-#   bfcl_v3/func_source_code/, aime25/source/          verbatim (upstream sources)
+#   tau_bench/{airline,retail}/ databases, wiki.md     verbatim
+#   tau_bench/*/tasks_<split>.json, rules.json         derived
+#   bfcl_v3/func_source_code/, aime25/source/,
+#   tau_bench/source/                                  verbatim (upstream sources)
 #   bfcl_v3/conformance/                               recorded (needs python3 with mpmath)
 #
 # Every file comes from a public repository at a pinned commit and is
@@ -38,9 +41,11 @@ trap 'rm -rf "$tmp"' EXIT
 fetch_list "$DATA_FILES" "$out"
 fetch_list "$BFCL_SOURCE_FILES" "$out/bfcl_v3/func_source_code"
 fetch_list "$AIME25_SOURCE_FILES" "$out/aime25/source"
+fetch_list "$TAU_BENCH_SOURCE_FILES" "$out/tau_bench/source"
 
 run_artist derive bfcl -src "$out/bfcl_v3/func_source_code" -out "$out/bfcl_v3"
 run_artist derive aime25 -src "$out/aime25/source" -out "$out/aime25/test.jsonl"
+run_artist derive taubench -src "$out/tau_bench/source" -out "$out/tau_bench"
 
 # Conformance traces: the ground truth replayed on the reference
 # environments, laid out as the package they import from.

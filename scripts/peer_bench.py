@@ -6,16 +6,23 @@ taken from a library: token embedding tied to the LM head, RMSNorm
 (eps 1e-6), rotary positions (rotate-half, theta 10000), grouped-query
 attention with q/k/v biases, SwiGLU MLP, no dropout, float32. Sizes match
 the tiny default model: hidden 64, intermediate 176, 2 layers, 4 heads,
-2 key/value heads, vocab 521.
+2 key/value heads, vocab 521; --model-config takes them (and rope theta, norm
+eps, tied head) from a HuggingFace config.json instead.
 
 Measurements (median of --repeats after --warmup), one JSON line each on
 stdout:
   train_step  forward, log-softmax gather of the next tokens, token-mean
               loss, backward, gradient-norm clip to 1, AdamW step; a batch
-              of 32 x 96 tokens; tokens/s counts every token of the batch.
-  sample_kv   64 sequences: a 32-token prompt in one forward, then 64 greedy
-              steps of one token each with a key/value cache; tokens/s counts
-              decoded tokens (64 x 64), the time includes the prompt.
+              of --batch x --seq tokens (32 x 96); tokens/s counts every
+              token of the batch.
+  sample_kv   --sample-seqs sequences (64): a --prompt-token prompt (32) in
+              one forward, then --new-tokens greedy steps (64) of one token
+              each with a key/value cache; tokens/s counts decoded tokens,
+              the time includes the prompt.
+  prefill     the prompt step of sample_kv alone; tokens/s counts prompt
+              tokens.
+  decode      the decoding steps of sample_kv alone; tokens/s counts
+              decoded tokens.
 
 Which BLAS and how many threads torch uses goes to stderr. On cores shared
 with another busy process, set OMP_WAIT_POLICY=passive: GNU OpenMP's
@@ -37,10 +44,29 @@ except ImportError:
     sys.exit("peer_bench: this Python has no torch; on Debian/Ubuntu: "
              "apt-get install -y python3-torch libopenblas0-pthread")
 
+# Model sizes: the tiny default unless --model-config names a HuggingFace
+# config.json (see configure).
 VOCAB, HIDDEN, INTER, LAYERS, HEADS, KV_HEADS = 521, 64, 176, 2, 4, 2
-EPS, THETA, MAX_POS = 1e-6, 10000.0, 256
+EPS, THETA, MAX_POS, TIED = 1e-6, 10000.0, 256, True
 TRAIN_B, TRAIN_T = 32, 96
 SAMPLE_N, SAMPLE_PROMPT, SAMPLE_STEPS = 64, 32, 64
+
+
+def configure(args):
+    """Sets the module's sizes from the command line and --model-config."""
+    global VOCAB, HIDDEN, INTER, LAYERS, HEADS, KV_HEADS, EPS, THETA, MAX_POS, TIED
+    global TRAIN_B, TRAIN_T, SAMPLE_N, SAMPLE_PROMPT, SAMPLE_STEPS
+    if args.model_config:
+        with open(args.model_config) as f:
+            c = json.load(f)
+        VOCAB, HIDDEN, INTER = c["vocab_size"], c["hidden_size"], c["intermediate_size"]
+        LAYERS, HEADS = c["num_hidden_layers"], c["num_attention_heads"]
+        KV_HEADS = c.get("num_key_value_heads", HEADS)
+        EPS, THETA = c.get("rms_norm_eps", 1e-6), c.get("rope_theta", 10000.0)
+        TIED = c.get("tie_word_embeddings", False)
+    TRAIN_B, TRAIN_T = args.batch, args.seq
+    SAMPLE_N, SAMPLE_PROMPT, SAMPLE_STEPS = args.sample_seqs, args.prompt, args.new_tokens
+    MAX_POS = max(TRAIN_T, SAMPLE_PROMPT + SAMPLE_STEPS)
 
 
 class RMSNorm(torch.nn.Module):
@@ -118,6 +144,7 @@ class Qwen2(torch.nn.Module):
         self.embed_tokens = torch.nn.Embedding(VOCAB, HIDDEN)
         self.layers = torch.nn.ModuleList(Block() for _ in range(LAYERS))
         self.norm = RMSNorm(HIDDEN)
+        self.lm_head = None if TIED else torch.nn.Linear(HIDDEN, VOCAB, bias=False)
         cos, sin = rope_tables(MAX_POS, HIDDEN // HEADS)
         self.register_buffer("cos", cos, persistent=False)
         self.register_buffer("sin", sin, persistent=False)
@@ -128,13 +155,14 @@ class Qwen2(torch.nn.Module):
                 torch.nn.init.zeros_(p)
 
     def forward(self, ids, p0=0, caches=None):
-        """Logits [B, T, V] of ids [B, T] at positions p0.. (tied head)."""
+        """Logits [B, T, V] of ids [B, T] at positions p0.."""
         T = ids.shape[1]
         cos, sin = self.cos[p0:p0 + T], self.sin[p0:p0 + T]
         x = self.embed_tokens(ids)
         for i, layer in enumerate(self.layers):
             x = layer(x, cos, sin, None if caches is None else caches[i])
-        return self.norm(x) @ self.embed_tokens.weight.t()
+        head = self.embed_tokens.weight if self.lm_head is None else self.lm_head.weight
+        return self.norm(x) @ head.t()
 
 
 def make_optimizer(model):
@@ -156,15 +184,21 @@ def train_step(model, opt, ids):
     return loss
 
 
-def sample_kv(model, prompts):
+def sample_kv(model, prompts, times=None):
+    """Greedy decoding with a cache; appends the seconds of the prompt
+    step and of the decoding steps to times when given."""
     with torch.inference_mode():
+        t0 = time.perf_counter()
         caches = [[None, None] for _ in model.layers]
         logits = model(prompts, 0, caches)[:, -1]
+        t1 = time.perf_counter()
         pos = prompts.shape[1]
         for _ in range(SAMPLE_STEPS):
             nxt = logits.argmax(-1, keepdim=True)  # [N, 1]
             logits = model(nxt, pos, caches)[:, -1]
             pos += 1
+        if times is not None:
+            times.append((t1 - t0, time.perf_counter() - t1))
 
 
 def timed(fn, warmup, repeats):
@@ -224,9 +258,18 @@ def main():
     ap.add_argument("--repeats", type=int, default=5, help="timed runs; the median is reported (default 5)")
     ap.add_argument("--seed", type=int, default=1, help="torch seed for weights and tokens (default 1)")
     ap.add_argument("--only", choices=["train_step", "sample_kv"], help="run one measurement")
+    ap.add_argument("--model-config", help="HuggingFace Qwen2 config.json to size the model (default: the tiny model)")
+    ap.add_argument("--batch", type=int, default=TRAIN_B, help=f"training sequences (default {TRAIN_B})")
+    ap.add_argument("--seq", type=int, default=TRAIN_T, help=f"tokens per training sequence (default {TRAIN_T})")
+    ap.add_argument("--sample-seqs", type=int, default=SAMPLE_N, help=f"sampled sequences (default {SAMPLE_N})")
+    ap.add_argument("--prompt", type=int, default=SAMPLE_PROMPT, help=f"prompt tokens per sampled sequence (default {SAMPLE_PROMPT})")
+    ap.add_argument("--new-tokens", type=int, default=SAMPLE_STEPS, help=f"decoded tokens per sampled sequence (default {SAMPLE_STEPS})")
     args = ap.parse_args()
     if args.threads < 1 or args.repeats < 1 or args.warmup < 0:
         ap.error("--threads and --repeats must be at least 1, --warmup at least 0")
+    if min(args.batch, args.seq, args.sample_seqs, args.prompt, args.new_tokens) < 1:
+        ap.error("--batch, --seq, --sample-seqs, --prompt and --new-tokens must be at least 1")
+    configure(args)
 
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -240,8 +283,12 @@ def main():
         report("train_step", TRAIN_B * TRAIN_T, s)
     if args.only in (None, "sample_kv"):
         prompts = torch.randint(VOCAB, (SAMPLE_N, SAMPLE_PROMPT))
-        s = timed(lambda: sample_kv(model, prompts), args.warmup, args.repeats)
+        parts = []
+        s = timed(lambda: sample_kv(model, prompts, parts), args.warmup, args.repeats)
+        parts = parts[args.warmup:]
         report("sample_kv", SAMPLE_N * SAMPLE_STEPS, s)
+        report("prefill", SAMPLE_N * SAMPLE_PROMPT, statistics.median(p for p, _ in parts))
+        report("decode", SAMPLE_N * SAMPLE_STEPS, statistics.median(d for _, d in parts))
 
 
 def report(name, tokens, seconds):

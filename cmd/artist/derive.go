@@ -15,7 +15,7 @@ import (
 	"github.com/artist-rl/artist/internal/atomicfile"
 )
 
-const deriveUsage = "usage: artist derive bfcl -src DIR -out DIR | aime25 -src DIR -out FILE"
+const deriveUsage = "usage: artist derive bfcl -src DIR -out DIR | aime25 -src DIR -out FILE | taubench -src DIR -out DIR"
 
 // Where the derivations' inputs come from, for the hints in error messages.
 const (
@@ -35,6 +35,8 @@ func runDerive(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return runDeriveBFCL(args[1:], stdout, stderr)
 	case "aime25":
 		return runDeriveAIME25(args[1:], stdout, stderr)
+	case "taubench":
+		return runDeriveTaubench(args[1:], stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "artist derive: unknown subcommand %q\n%s\n", args[0], deriveUsage)
 	return errUsage

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -18,10 +19,12 @@ import (
 // evalFlags are the flags of artist eval.
 type evalFlags struct {
 	ckpt, bench, data, out, url, model string
+	api, apiKeyEnv                     string // -policy: the endpoint kind; where the API key is
 	n, limit                           int
 	temp                               float64
 	seed                               int64
 	sets                               sets
+	apiKey                             string        // read from -api-key-env
 	timeout                            time.Duration // per request to a -policy server
 	retries, parallel                  int
 }
@@ -43,6 +46,9 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.DurationVar(&f.timeout, "timeout", openai.DefaultTimeout, "with -policy, the longest one request may take")
 	fs.IntVar(&f.retries, "retries", openai.DefaultRetries, "with -policy, how often a request that failed with 429, 5xx, a timeout or a lost connection is sent again (with backoff)")
 	fs.IntVar(&f.parallel, "parallel", 8, "with -policy, the most trajectories (so requests) in flight")
+	fs.IntVar(&f.parallel, "concurrency", 8, "with -policy, the same as -parallel")
+	fs.StringVar(&f.api, "api", "completions", "with -policy, the server's `API`: completions (our tag format on /v1/completions) or chat (/v1/chat/completions with native tool calls)")
+	fs.StringVar(&f.apiKeyEnv, "api-key-env", "", "with -policy, send the API key held by the environment variable `NAME` as a bearer token")
 	fs.Var(&f.sets, "set", "override one key of the checkpoint's config, or with -policy alone of the defaults, e.g. rollout.max_response_tokens=8000 (repeatable)")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
@@ -54,6 +60,20 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if f.n < 1 || f.temp < 0 || f.limit < 0 || f.timeout <= 0 || f.retries < 0 || f.parallel < 1 {
 		fmt.Fprintln(stderr, "artist eval: -n must be >= 1, -temperature >= 0, -limit >= 0, -timeout > 0, -retries >= 0 and -parallel >= 1")
 		return errUsage
+	}
+	if f.api != "completions" && f.api != "chat" {
+		fmt.Fprintf(stderr, "artist eval: -api %q: want completions or chat\n", f.api)
+		return errUsage
+	}
+	if f.api == "chat" && f.url == "" {
+		fmt.Fprintln(stderr, "artist eval: -api chat needs -policy URL")
+		return errUsage
+	}
+	if f.apiKeyEnv != "" {
+		if f.apiKey = os.Getenv(f.apiKeyEnv); f.apiKey == "" {
+			fmt.Fprintf(stderr, "artist eval: -api-key-env %s: the variable is empty or unset: export the key in it\n", f.apiKeyEnv)
+			return errUsage
+		}
 	}
 	if f.bench == "" {
 		if f.url != "" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"math/rand"
+	"net/http"
 
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/envs/family"
@@ -21,7 +22,10 @@ type benchPolicy struct {
 	cfg  trainer.Config
 	ckpt *trainer.Run // the checkpoint's run; nil for a -policy server alone
 	// newGen returns the generator with tool as its tool.
-	newGen  func(tool envs.Tool) evalbench.Generator
+	newGen func(tool envs.Tool) evalbench.Generator
+	// newChat, set with -api chat, returns the chat-server generator of
+	// benchmark b, whose tool has the given kind.
+	newChat func(tool envs.Tool, b *evalbench.Bench, kind string) (evalbench.Generator, error)
 	sandbox envs.Tool // the code tool, built at its first use
 	closers []func() error
 }
@@ -45,9 +49,10 @@ func openBenchPolicy(ctx context.Context, f evalFlags, fam family.Bencher, stder
 		}
 		p := &benchPolicy{cfg: cfg}
 		p.newGen = func(tool envs.Tool) evalbench.Generator {
-			return evalbench.Remote{Remote: &rollout.Remote{URL: f.url, Model: f.model, Tool: tool, Format: cfg.Format, Config: rc,
+			return evalbench.Remote{Remote: &rollout.Remote{URL: f.url, Model: f.model, Client: httpClient(f), Tool: tool, Format: cfg.Format, Config: rc,
 				Prompt: cfg.Prompt.Render, UserTurn: userTurn, Timeout: f.timeout, Retries: retries(f), Parallel: f.parallel}}
 		}
+		p.newChat = chatGenerator(f, cfg.Format, rc, cfg.Prompt.System)
 		return p, nil
 	}
 	r, err := trainer.OpenCheckpoint(ctx, f.ckpt, f.sets, stderr)
@@ -67,10 +72,37 @@ func openBenchPolicy(ctx context.Context, f evalFlags, fam family.Bencher, stder
 		return p, nil
 	}
 	p.newGen = func(tool envs.Tool) evalbench.Generator {
-		return evalbench.Remote{Remote: &rollout.Remote{URL: f.url, Model: f.model, Tool: tool, Format: r.Cfg.Format, Config: rc,
+		return evalbench.Remote{Remote: &rollout.Remote{URL: f.url, Model: f.model, Client: httpClient(f), Tool: tool, Format: r.Cfg.Format, Config: rc,
 			Tokenizer: r.Tok, Prompt: eng.Prompt, UserTurn: eng.UserTurn, Timeout: f.timeout, Retries: retries(f), Parallel: f.parallel}}
 	}
+	p.newChat = chatGenerator(f, r.Cfg.Format, rc, r.Cfg.Prompt.System)
 	return p, nil
+}
+
+// chatGenerator returns benchPolicy.newChat for -api chat (nil
+// otherwise): a RemoteChat with the family's chat adapter; system, when
+// set, is the system message of a code-tool task.
+func chatGenerator(f evalFlags, format rollout.Format, rc rollout.Config, system string) func(envs.Tool, *evalbench.Bench, string) (evalbench.Generator, error) {
+	if f.api != "chat" {
+		return nil
+	}
+	return func(tool envs.Tool, b *evalbench.Bench, kind string) (evalbench.Generator, error) {
+		ad, err := chatAdapter(b, kind, system)
+		if err != nil {
+			return nil, err
+		}
+		return chatGen{&rollout.RemoteChat{URL: f.url, Model: f.model, APIKey: f.apiKey, Tool: tool, Format: format, Config: rc,
+			Chat: ad, Timeout: f.timeout, Retries: retries(f), Parallel: f.parallel}}, nil
+	}
+}
+
+// httpClient is the client of -policy requests: one that sends the
+// -api-key-env key, or nil (the default) without one.
+func httpClient(f evalFlags) *http.Client {
+	if f.apiKey == "" {
+		return nil
+	}
+	return &http.Client{Transport: bearer{key: f.apiKey, next: http.DefaultTransport}}
 }
 
 // retries is -retries as rollout.Remote reads it (0 there means the
@@ -96,8 +128,14 @@ func (p *benchPolicy) run(ctx context.Context, f evalFlags, name string, stderr 
 	if f.limit > 0 && f.limit < len(tasks) {
 		tasks = tasks[:f.limit]
 	}
+	gen := p.newGen(tool)
+	if p.newChat != nil {
+		if gen, err = p.newChat(tool, b, b.ToolKind(p.cfg.Tool.Kind)); err != nil {
+			return nil, evalbench.Summary{}, err
+		}
+	}
 	opts := evalbench.Options{Bench: name, K: f.n, Format: p.cfg.Format, Progress: progressTo(stderr, name), Score: b.Scorer.Score}
-	return evalbench.Run(ctx, p.newGen(tool), tasks, opts, rand.New(rand.NewSource(f.seed)))
+	return evalbench.Run(ctx, gen, tasks, opts, rand.New(rand.NewSource(f.seed)))
 }
 
 // tool returns the tool of the kind the benchmark's family runs

@@ -12,19 +12,20 @@ import (
 
 	"github.com/artist-rl/artist/envs/bfcl"
 	"github.com/artist-rl/artist/envs/mathtask"
+	"github.com/artist-rl/artist/envs/taubench"
 	"github.com/artist-rl/artist/internal/datadir"
 )
 
 // sourceFile is one line of a list in scripts/sources.sh.
 type sourceFile struct{ dest, repo, commit, path, sha string }
 
-// sourceLists reads the three lists of scripts/sources.sh by sourcing it
+// sourceLists reads the four lists of scripts/sources.sh by sourcing it
 // with bash, so the test sees exactly what the scripts see.
 func sourceLists(t *testing.T) map[string][]sourceFile {
 	t.Helper()
 	needTools(t, "bash")
 	out := map[string][]sourceFile{}
-	for _, list := range []string{"DATA_FILES", "BFCL_SOURCE_FILES", "AIME25_SOURCE_FILES"} {
+	for _, list := range []string{"DATA_FILES", "BFCL_SOURCE_FILES", "AIME25_SOURCE_FILES", "TAU_BENCH_SOURCE_FILES"} {
 		b, err := exec.Command("bash", "-c", `. ../../scripts/sources.sh && printf '%s\n' "$`+list+`"`).Output()
 		if err != nil {
 			t.Fatalf("sourcing scripts/sources.sh: %v", err)
@@ -50,6 +51,8 @@ func sharedPath(list, dest string) string {
 		return "bfcl_v3/func_source_code/" + dest
 	case "AIME25_SOURCE_FILES":
 		return "aime25/source/" + dest
+	case "TAU_BENCH_SOURCE_FILES":
+		return "tau_bench/source/" + dest
 	}
 	if dest == "math_train/math.json" { // the data folder names the stand-in training pool for what it is
 		return "math_train_substitute/deepscaler_math_train.json"
@@ -143,7 +146,7 @@ func TestFetchDataScript(t *testing.T) {
 		t.Skip("runs scripts/fetch-data.sh")
 	}
 	lists := sourceLists(t)
-	m := mirror(t, lists, []string{"DATA_FILES", "BFCL_SOURCE_FILES", "AIME25_SOURCE_FILES"}, "")
+	m := mirror(t, lists, []string{"DATA_FILES", "BFCL_SOURCE_FILES", "AIME25_SOURCE_FILES", "TAU_BENCH_SOURCE_FILES"}, "")
 	conformance := map[string]string{}
 	for _, c := range bfcl.Categories {
 		conformance[c] = datadir.Require(t, "bfcl_v3/conformance/"+c+".jsonl")
@@ -179,6 +182,12 @@ func TestFetchDataScript(t *testing.T) {
 	}
 	if tasks, _, err := mathtask.Load(filepath.Join(out, "math_train", "math.json")); err != nil || len(tasks) < 7000 {
 		t.Errorf("math_train/math.json: %d tasks, %v", len(tasks), err)
+	}
+	checkTaubenchDerived(t, filepath.Join(out, "tau_bench"))
+	for env := range taubench.Splits {
+		if _, err := taubench.Load(filepath.Join(out, "tau_bench", env), env); err != nil {
+			t.Errorf("tau_bench/%s: %v", env, err)
+		}
 	}
 
 	// The upstream sources stay beside what was derived from them, and the
@@ -293,6 +302,8 @@ func TestDeriveUsage(t *testing.T) {
 			[]string{"gorilla_file_system.py", "scripts/derive-bfcl-tables.sh"}},
 		{"aime sources missing", []string{"derive", "aime25", "-src", empty, "-out", filepath.Join(empty, "t.jsonl")}, 1,
 			[]string{filepath.Join("aime_2025_I", "answers.csv"), "scripts/fetch-data.sh"}},
+		{"taubench sources missing", []string{"derive", "taubench", "-src", empty, "-out", filepath.Join(empty, "tau")}, 1,
+			[]string{filepath.Join("airline", "tasks_test.py"), "scripts/fetch-data.sh"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, _, stderr := runCLI(c.args...)
@@ -333,5 +344,28 @@ func TestDeriveCommand(t *testing.T) {
 	}
 	if !bytes.Equal(readFile(t, target), readFile(t, datadir.Require(t, "aime25/test.jsonl"))) {
 		t.Error("derive aime25 differs from the data folder's aime25/test.jsonl")
+	}
+	tau := filepath.Join(out, "tau_bench")
+	if code, _, stderr := runCLI("derive", "taubench", "-src", datadir.Require(t, "tau_bench/source"), "-out", tau); code != 0 {
+		t.Fatalf("derive taubench: exit %d: %s", code, stderr)
+	}
+	checkTaubenchDerived(t, tau)
+}
+
+// checkTaubenchDerived compares the task and rules files derived under
+// dir with the data folder's, byte for byte.
+func checkTaubenchDerived(t *testing.T, dir string) {
+	t.Helper()
+	for env, splits := range taubench.Splits {
+		names := []string{"rules.json"}
+		for _, s := range splits {
+			names = append(names, "tasks_"+s+".json")
+		}
+		for _, n := range names {
+			rel := filepath.Join(env, n)
+			if !bytes.Equal(readFile(t, filepath.Join(dir, rel)), readFile(t, datadir.Require(t, "tau_bench/"+env+"/"+n))) {
+				t.Errorf("derived tau_bench/%s differs from the data folder's", rel)
+			}
+		}
 	}
 }

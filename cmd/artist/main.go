@@ -3,8 +3,8 @@
 //
 //	artist train  -config FILE [-set key=value ...]
 //	artist eval   -checkpoint DIR [-n K] [-temperature T] [-limit N] [-set key=value ...]
-//	artist eval   -checkpoint DIR | -policy URL -model NAME  -bench math500,aime24,aime25,amc23,olympiad [-data DIR] [-out DIR]
-//	artist serve  -checkpoint DIR [-addr HOST:PORT]
+//	artist eval   -checkpoint DIR | -policy URL -model NAME [-api completions|chat]  -bench math500,aime24,aime25,amc23,olympiad [-data DIR] [-out DIR]
+//	artist serve  -checkpoint DIR [-addr HOST:PORT] [-max-tokens N] [-max-request-bytes N]
 //	artist sample -checkpoint DIR [-n N] [-prompt TEXT] [-temperature T] [-seed S]
 //	artist sandbox [-timeout D] [-memory BYTES] [-output BYTES] [-jobs N] [-stateful] FILE...
 //	artist grade < answers.jsonl
@@ -35,8 +35,8 @@ type command struct {
 
 var commands = []command{
 	{"train", "train -config FILE [-set key=value ...]: warm start, then GRPO; resumes a run folder that holds a checkpoint", runTrain},
-	{"eval", "eval -checkpoint DIR | -policy URL -model NAME [-bench LIST] [-n K] [-temperature T] [-limit N]: held-out or benchmark pass@1, pass@k, maj@k and tool use", runEval},
-	{"serve", "serve -checkpoint DIR [-addr HOST:PORT]: serve a checkpoint on an OpenAI-compatible POST /v1/completions", runServe},
+	{"eval", "eval -checkpoint DIR | -policy URL -model NAME [-api completions|chat] [-bench LIST] [-n K] [-temperature T] [-limit N]: held-out or benchmark pass@1, pass@k, maj@k and tool use", runEval},
+	{"serve", "serve -checkpoint DIR [-addr HOST:PORT]: serve a checkpoint on an OpenAI-compatible API: /v1/chat/completions (tools), /v1/completions, /v1/models, /tokenize, /detokenize", runServe},
 	{"sample", "sample -checkpoint DIR [-n N] [-prompt TEXT]: print rollouts with the tool output marked", runSample},
 	{"sandbox", "sandbox [-timeout D] [-memory BYTES] [-output BYTES] [-jobs N] [-stateful] FILE...: run Go programs in the code tool's sandbox, one JSON result per file", runSandbox},
 	{"grade", "grade < in.jsonl: grade lines {gold, pred or response} as JSONL lines {extracted, equal}", runGrade},

@@ -11,10 +11,10 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/artist-rl/artist/chat"
 	"github.com/artist-rl/artist/openai"
 	"github.com/artist-rl/artist/policy"
 	"github.com/artist-rl/artist/rollout"
@@ -24,10 +24,13 @@ import (
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	ckpt := fs.String("checkpoint", "", "checkpoint `DIR` (model.safetensors, config.json, tokenizer.json; tokenizer_config.json and generation_config.json name the stop tokens)")
+	ckpt := fs.String("checkpoint", "", "checkpoint `DIR` (model.safetensors, config.json, tokenizer.json; tokenizer_config.json and generation_config.json name the stop tokens; chat_template.jinja or tokenizer_config.json's chat_template renders chats)")
 	addr := fs.String("addr", "127.0.0.1:8080", "listen on `HOST:PORT` (port 0 picks a free one)")
 	name := fs.String("model", "", "model name reported in answers (default: the checkpoint folder's name)")
 	seed := fs.Int64("seed", 1, "seed of the requests that send none")
+	maxBody := fs.Int64("max-request-bytes", defaultMaxBody, "refuse request bodies longer than `N` bytes (413)")
+	maxTokens := fs.Int("max-tokens", 0, "refuse requests for more than `N` completion tokens (0: the model's context)")
+	maxN := fs.Int("max-n", 16, "refuse requests for more than `N` choices")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
@@ -35,21 +38,45 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintln(stderr, "artist serve: -checkpoint DIR is required")
 		return errUsage
 	}
-	ck, err := trainer.LoadCheckpoint(*ckpt, stderr)
+	if *maxBody < 1 || *maxTokens < 0 || *maxN < 1 {
+		fmt.Fprintln(stderr, "artist serve: -max-request-bytes and -max-n must be >= 1, -max-tokens >= 0")
+		return errUsage
+	}
+	s, err := openServer(*ckpt, *name, *seed, serveLimits{maxBody: *maxBody, maxTokens: *maxTokens, maxN: *maxN}, stderr)
 	if err != nil {
 		return err
-	}
-	m, tok := ck.Model, ck.Tok
-	if *name == "" {
-		*name = filepath.Base(filepath.Clean(*ckpt))
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: newCompletions(m, tok, *name, *seed), ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(stderr, "artist serve: %s on http://%s/v1/completions\n", *name, ln.Addr())
+	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(stderr, "artist serve: %s on http://%s (%s, %s, %s, %s, %s)\n", s.name, ln.Addr(),
+		openai.ChatPath, openai.CompletionsPath, openai.ModelsPath, openai.TokenizePath, openai.DetokenizePath)
 	return serveUntil(ctx, srv, ln)
+}
+
+// openServer loads the checkpoint folder dir (trainer.LoadCheckpoint) and
+// its chat template (chat.Load, Qwen2.5's when it ships none, with a
+// warning on warn) and returns its server; name "" is the folder's name.
+func openServer(dir, name string, seed int64, limits serveLimits, warn io.Writer) (*server, error) {
+	ck, err := trainer.LoadCheckpoint(dir, warn)
+	if err != nil {
+		return nil, err
+	}
+	tmpl, err := chat.Load(dir)
+	if err != nil {
+		return nil, fmt.Errorf("artist serve: %w", err)
+	}
+	if tmpl.IsFallback() && warn != nil {
+		fmt.Fprintf(warn, "artist serve: %s ships no chat template; chats are rendered with Qwen2.5's\n", dir)
+	}
+	if name == "" {
+		name = filepath.Base(filepath.Clean(dir))
+	}
+	s := newServer(ck.Model, ck.Tok, name, seed)
+	s.tmpl, s.limits = tmpl, limits
+	return s, nil
 }
 
 // shutdownGrace is how long a stopping server lets requests in flight
@@ -77,171 +104,168 @@ func serveUntil(ctx context.Context, srv *http.Server, ln net.Listener) error {
 	}
 }
 
-// completions serves POST /v1/completions with one model. Distinct
-// requests decode in distinct sessions and may run concurrently. A
-// completion ends on every stop id of the checkpoint's tokenizer (EOS and
-// the eos_token_id values of generation_config.json), as training and
-// evaluation rollouts do.
-type completions struct {
+// defaultMaxBody bounds a request body unless -max-request-bytes says
+// otherwise.
+const defaultMaxBody = 16 << 20
+
+// serveLimits bound what one request may ask for; zero fields mean the
+// defaults (defaultMaxBody, the model's context, 16 choices).
+type serveLimits struct {
+	maxBody   int64
+	maxTokens int
+	maxN      int
+}
+
+// server serves one model on the OpenAI-compatible endpoints. Distinct
+// requests, and the choices of one request, decode in distinct sessions,
+// and requests run concurrently. A completion ends on every stop id of the
+// checkpoint's tokenizer (EOS and the eos_token_id values of
+// generation_config.json), as training and evaluation rollouts do.
+type server struct {
 	model  *policy.Model
 	policy rollout.Policy // decodes with model
 	tok    *policy.Tokenizer
+	tmpl   *chat.Template // renders chats; nil means chat.Fallback
 	name   string
 	cache  *idCache
+	limits serveLimits
+	maxLen int // the context, in tokens: prompt and completion
+	// gen samples one choice; nil means the model (modelGen). Tests
+	// script it.
+	gen     genFunc
+	created int64
 
 	mu  sync.Mutex
 	rng *rand.Rand // seeds of requests that send none
 	id  int
 }
 
-func newCompletions(m *policy.Model, tok *policy.Tokenizer, name string, seed int64) *completions {
-	return &completions{model: m, policy: trainer.PolicyOf(m), tok: tok, name: name, cache: newIDCache(1024), rng: rand.New(rand.NewSource(seed))}
+func newServer(m *policy.Model, tok *policy.Tokenizer, name string, seed int64) *server {
+	return &server{model: m, policy: trainer.PolicyOf(m), tok: tok, name: name, cache: newIDCache(1024), maxLen: m.Config.MaxPositionEmbeddings,
+		created: time.Now().Unix(), rng: rand.New(rand.NewSource(seed))}
 }
 
-// ServeHTTP answers a completion. The prompt is encoded with the
-// checkpoint's tokenizer, except for a prefix that is the text of a recent
-// prompt and its completion: that prefix keeps the token ids the model saw
-// and sampled, so a client that continues a completion (appending the stop
-// string and a tool result) gets what a token-level rollout would.
-func (c *completions) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path != openai.CompletionsPath {
-		httpError(w, http.StatusNotFound, "only POST "+openai.CompletionsPath+" is served")
+// ServeHTTP routes a request to its endpoint.
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	routes := map[string]struct {
+		method string
+		handle func(http.ResponseWriter, *http.Request) error
+	}{
+		openai.CompletionsPath: {http.MethodPost, s.completions},
+		openai.ChatPath:        {http.MethodPost, s.chat},
+		openai.ModelsPath:      {http.MethodGet, s.models},
+		openai.TokenizePath:    {http.MethodPost, s.tokenize},
+		openai.DetokenizePath:  {http.MethodPost, s.detokenize},
+	}
+	route, ok := routes[r.URL.Path]
+	switch {
+	case !ok:
+		writeError(w, &apiError{status: http.StatusNotFound, msg: fmt.Sprintf("no endpoint %s: this server answers %s, %s, %s, %s and %s",
+			r.URL.Path, openai.ChatPath, openai.CompletionsPath, openai.ModelsPath, openai.TokenizePath, openai.DetokenizePath)})
+		return
+	case r.Method != route.method:
+		writeError(w, &apiError{status: http.StatusMethodNotAllowed, msg: "use " + route.method + " " + r.URL.Path})
 		return
 	}
-	if r.Method != http.MethodPost {
-		httpError(w, http.StatusMethodNotAllowed, "use POST")
-		return
+	maxBody := s.limits.maxBody
+	if maxBody <= 0 {
+		maxBody = defaultMaxBody
 	}
-	prompt, cfg, seed, err := c.parse(r)
-	if err != nil {
-		httpError(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	ids := c.cache.encode(prompt, c.tok)
-	room := c.model.Config.MaxPositionEmbeddings - len(ids)
-	if room < 1 {
-		httpError(w, http.StatusBadRequest, fmt.Sprintf("prompt has %d tokens; the model's context holds %d", len(ids), c.model.Config.MaxPositionEmbeddings))
-		return
-	}
-	cfg.MaxTokens = min(cfg.MaxTokens, room) // the context bounds the completion
-	comp, err := rollout.Complete(r.Context(), c.policy, c.tok, ids, cfg, rand.New(rand.NewSource(seed)))
-	if err != nil {
-		httpError(w, http.StatusInternalServerError, err.Error())
-		return
-	}
-	c.cache.put(prompt+c.tok.Decode(comp.Tokens), append(ids[:len(ids):len(ids)], comp.Tokens...))
-	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(c.answer(comp, len(ids)))
-}
-
-func (c *completions) answer(comp rollout.Completion, promptLen int) openai.Completion {
-	choice := openai.Choice{Text: comp.Text, FinishReason: "stop"}
-	if comp.Length {
-		choice.FinishReason = "length"
-	}
-	if comp.Stop != "" {
-		choice.StopReason = openai.Text(comp.Stop) // the stop string matched; null otherwise (vLLM's field)
-	}
-	c.mu.Lock()
-	c.id++
-	id := c.id
-	c.mu.Unlock()
-	n := len(comp.Tokens)
-	return openai.Completion{
-		ID: fmt.Sprintf("cmpl-%d", id), Object: "text_completion", Created: time.Now().Unix(), Model: c.name,
-		Choices: []openai.Choice{choice},
-		Usage:   openai.Usage{PromptTokens: promptLen, CompletionTokens: n, TotalTokens: promptLen + n},
+	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+	if err := route.handle(w, r); err != nil {
+		writeError(w, err)
 	}
 }
 
-// parse reads and checks a request. Defaults are OpenAI's: 16 tokens,
-// temperature 1, top_p 1, no stop strings.
-func (c *completions) parse(r *http.Request) (string, rollout.CompleteConfig, int64, error) {
-	var in openai.CompletionRequest
-	dec := json.NewDecoder(io.LimitReader(r.Body, 16<<20))
-	if err := dec.Decode(&in); err != nil {
-		return "", rollout.CompleteConfig{}, 0, fmt.Errorf("body is not a JSON object: %v", err)
-	}
-	var prompt string
-	if err := json.Unmarshal(in.Prompt, &prompt); err != nil || prompt == "" {
-		return "", rollout.CompleteConfig{}, 0, errors.New("prompt must be a non-empty string")
-	}
-	cfg := rollout.CompleteConfig{MaxTokens: 16, Temperature: 1, TopP: 1}
-	if in.MaxTokens != nil {
-		cfg.MaxTokens = *in.MaxTokens
-	}
-	if in.Temperature != nil {
-		cfg.Temperature = *in.Temperature
-	}
-	if in.TopP != nil {
-		cfg.TopP = *in.TopP
-	}
-	if in.N != nil && *in.N != 1 {
-		return "", cfg, 0, errors.New("n must be 1")
-	}
-	if cfg.MaxTokens < 1 || !(cfg.Temperature >= 0 && cfg.Temperature <= 100) || !(cfg.TopP > 0 && cfg.TopP <= 1) {
-		return "", cfg, 0, errors.New("need max_tokens >= 1, 0 <= temperature <= 100 and 0 < top_p <= 1")
-	}
-	var err error
-	if cfg.Stop, err = openai.ParseStop(in.Stop); err != nil {
-		return "", cfg, 0, err
-	}
-	if in.Seed != nil {
-		return prompt, cfg, *in.Seed, nil
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return prompt, cfg, c.rng.Int63(), nil
+// models answers GET /v1/models: the one model served.
+func (s *server) models(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, openai.ModelList{Object: "list", Data: []openai.Model{{
+		ID: s.name, Object: "model", Created: s.created, OwnedBy: "artist", MaxModelLen: s.context(),
+	}}})
+	return nil
 }
 
-func httpError(w http.ResponseWriter, code int, msg string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
+// context is the model's context length in tokens.
+func (s *server) context() int { return s.maxLen }
+
+// template is the chat template chats are rendered with.
+func (s *server) template() *chat.Template {
+	if s.tmpl == nil {
+		return chat.Fallback(chat.SpecialTokens{})
+	}
+	return s.tmpl
+}
+
+// nextID numbers answers.
+func (s *server) nextID() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.id++
+	return s.id
+}
+
+// seedOf is the request's seed, or one drawn from the server's source.
+func (s *server) seedOf(seed *int64) int64 {
+	if seed != nil {
+		return *seed
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rng.Int63()
+}
+
+// apiError is an error answer: its status, message and the request field
+// it is about ("" when none).
+type apiError struct {
+	status int
+	msg    string
+	param  string
+}
+
+func (e *apiError) Error() string { return e.msg }
+
+// badField is a 400 about the request field param.
+func badField(param, format string, args ...any) *apiError {
+	return &apiError{status: http.StatusBadRequest, msg: fmt.Sprintf(format, args...), param: param}
+}
+
+// writeError answers err as OpenAI's error object: an *apiError with its
+// status, a body over the size limit with 413, anything else with 500.
+func writeError(w http.ResponseWriter, err error) {
+	var ae *apiError
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &ae):
+	case errors.As(err, &tooBig):
+		ae = &apiError{status: http.StatusRequestEntityTooLarge, msg: fmt.Sprintf("request body over %d bytes: send less, or start the server with a larger -max-request-bytes", tooBig.Limit)}
+	default:
+		ae = &apiError{status: http.StatusInternalServerError, msg: err.Error()}
+	}
 	kind := "invalid_request_error"
-	if code >= 500 {
+	switch {
+	case ae.status == http.StatusNotFound:
+		kind = "not_found_error"
+	case ae.status >= 500:
 		kind = "server_error"
 	}
-	json.NewEncoder(w).Encode(openai.ErrorBody{Error: openai.ErrorDetail{Message: msg, Type: kind, Code: code}})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(ae.status)
+	json.NewEncoder(w).Encode(openai.ErrorBody{Error: openai.ErrorDetail{Message: ae.msg, Type: kind, Param: ae.param, Code: ae.status}})
 }
 
-// idCache maps the text of recent prompts with their completions to the
-// token ids behind them, oldest evicted first.
-type idCache struct {
-	mu    sync.Mutex
-	limit int
-	order []string
-	ids   map[string][]int
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(v)
 }
 
-func newIDCache(limit int) *idCache { return &idCache{limit: limit, ids: map[string][]int{}} }
-
-func (c *idCache) put(text string, ids []int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.ids[text]; !ok {
-		c.order = append(c.order, text)
-	}
-	c.ids[text] = ids
-	for len(c.order) > c.limit {
-		delete(c.ids, c.order[0])
-		c.order = c.order[1:]
-	}
-}
-
-// encode returns the ids of the longest cached text that prefixes prompt,
-// followed by the encoding of the rest of prompt.
-func (c *idCache) encode(prompt string, tok *policy.Tokenizer) []int {
-	c.mu.Lock()
-	best := ""
-	for text := range c.ids {
-		if len(text) > len(best) && strings.HasPrefix(prompt, text) {
-			best = text
+// decodeBody reads a JSON request body into v.
+func decodeBody(r *http.Request, v any) error {
+	if err := json.NewDecoder(r.Body).Decode(v); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return err
 		}
+		return &apiError{status: http.StatusBadRequest, msg: fmt.Sprintf("body is not a JSON request: %v", err)}
 	}
-	head := c.ids[best]
-	c.mu.Unlock()
-	if best == "" {
-		return tok.Encode(prompt)
-	}
-	return append(head[:len(head):len(head)], tok.Encode(prompt[len(best):])...)
+	return nil
 }

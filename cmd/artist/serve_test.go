@@ -21,7 +21,7 @@ func tinyServer(t *testing.T) (*httptest.Server, *policy.Tokenizer) {
 		t.Fatal(err)
 	}
 	tok := ck.Tok
-	srv := httptest.NewServer(newCompletions(ck.Model, tok, "tiny", 1))
+	srv := httptest.NewServer(newServer(ck.Model, tok, "tiny", 1))
 	t.Cleanup(srv.Close)
 	return srv, tok
 }
@@ -55,11 +55,14 @@ func TestServeRejects(t *testing.T) {
 		name, path, body string
 		code             int
 	}{
-		{"other path", "/v1/chat/completions", `{"prompt": "a"}`, http.StatusNotFound},
+		{"other path", "/v1/edits", `{"prompt": "a"}`, http.StatusNotFound},
 		{"not JSON", "/v1/completions", `{"prompt": `, http.StatusBadRequest},
 		{"no prompt", "/v1/completions", `{"max_tokens": 3}`, http.StatusBadRequest},
-		{"prompt list", "/v1/completions", `{"prompt": ["a"]}`, http.StatusBadRequest},
-		{"n of 2", "/v1/completions", `{"prompt": "a", "n": 2}`, http.StatusBadRequest},
+		{"two prompts", "/v1/completions", `{"prompt": ["a", "b"]}`, http.StatusBadRequest},
+		{"n of 0", "/v1/completions", `{"prompt": "a", "n": 0}`, http.StatusBadRequest},
+		{"n past the limit", "/v1/completions", `{"prompt": "a", "n": 17}`, http.StatusBadRequest},
+		{"token id out of the vocabulary", "/v1/completions", `{"prompt": [1, 99999999]}`, http.StatusBadRequest},
+		{"logprobs past 20", "/v1/completions", `{"prompt": "a", "logprobs": 21}`, http.StatusBadRequest},
 		{"top_p 0", "/v1/completions", `{"prompt": "a", "top_p": 0}`, http.StatusBadRequest},
 		{"stop number", "/v1/completions", `{"prompt": "a", "stop": 3}`, http.StatusBadRequest},
 		{"prompt past the context", "/v1/completions", `{"prompt": "` + strings.Repeat("9", 300) + `"}`, http.StatusBadRequest},

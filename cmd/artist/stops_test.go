@@ -88,7 +88,7 @@ func TestServeStopsOnEveryStopID(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			h := newCompletions(ck.Model, ck.Tok, "instruct", 1)
+			h := newServer(ck.Model, ck.Tok, "instruct", 1)
 			h.policy = peakPolicy{vocab: ck.Model.Config.VocabSize, id: c.id}
 			srv := httptest.NewServer(h)
 			defer srv.Close()

@@ -12,10 +12,12 @@ import (
 	"github.com/artist-rl/artist/envs/bfcl"
 	"github.com/artist-rl/artist/envs/family"
 	"github.com/artist-rl/artist/envs/mathtask"
+	"github.com/artist-rl/artist/envs/taubench"
 )
 
 func init() {
 	family.Register(arith.Family{})
 	family.Register(mathtask.Family{})
 	family.Register(bfcl.Family{})
+	family.Register(taubench.Family{})
 }

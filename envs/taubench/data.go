@@ -29,7 +29,8 @@ var collections = map[string][]string{
 type Domain struct {
 	Name string
 	// Tools is the tools.json text: the function schemas the agent is
-	// given, in the reference order. Empty when the folder has none.
+	// given, in the reference order; the shipped copy (ShippedTools)
+	// when the folder has none.
 	Tools []byte
 	// Wiki is the wiki.md text, the agent's system prompt. Empty when the
 	// folder has none.
@@ -45,7 +46,8 @@ type Domain struct {
 
 // Load reads a domain's folder: NAME.json for each collection of the
 // domain (airline: flights, reservations, users; retail: orders, products,
-// users), and tools.json and wiki.md when present.
+// users), and tools.json and wiki.md when present; without tools.json
+// the domain's shipped schemas (ShippedTools) stand in.
 func Load(dir, name string) (*Domain, error) {
 	colls, ok := collections[name]
 	if !ok {
@@ -69,6 +71,8 @@ func Load(dir, name string) (*Domain, error) {
 	}
 	d := &Domain{Name: name, db: db, tools: domainTools(name)}
 	if raw, err := os.ReadFile(filepath.Join(dir, "tools.json")); err == nil {
+		d.Tools = raw
+	} else if raw, err := ShippedTools(name); err == nil {
 		d.Tools = raw
 	}
 	if raw, err := os.ReadFile(filepath.Join(dir, "wiki.md")); err == nil {

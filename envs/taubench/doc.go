@@ -7,7 +7,8 @@
 //
 // Load reads one domain's folder: the collection files (airline:
 // flights.json, reservations.json, users.json; retail: orders.json,
-// products.json, users.json), and tools.json and wiki.md when present.
+// products.json, users.json), and tools.json and wiki.md when present
+// (without tools.json the shipped schemas, ShippedTools, stand in).
 // Values keep Python's typing (package pyval): objects keep their key
 // order, and a number written with ".", "e" or "E" is a float, any other an
 // int. Each episode works on its own copy (Domain.NewEnv; records are
@@ -75,4 +76,24 @@
 // when the reply contains StopMarker or the agent calls
 // transfer_to_human_agents. ScriptedUser replays fixed messages for tests;
 // LLMUser wraps a chat function that the caller supplies.
+//
+// # Task family
+//
+// Family is task.name taubench (Config, the task.taubench section): a
+// domain's split as training tasks and another as the held-out set, and
+// the benchmarks taubench_airline and taubench_retail (each domain's test
+// split). A task's prompt is the domain's wiki, its tool schemas and how
+// to call them, and the customer's opening message. The tool (kind
+// taubench) is an envs.UserTool: each trajectory gets a fresh database and
+// its own simulated user; a tool block holds JSON calls (ParseActions),
+// and each end of the policy's turn is a respond action whose content is
+// the turn's text without its reasoning (Message), which the user answers
+// until it says StopMarker or transfer_to_human_agents is called. The
+// user is scripted (the instruction, then UserConfig.Script) or a model
+// behind an OpenAI-compatible chat-completions endpoint (ChatClient,
+// LLMUser), whose opening is generated once per task so that a GRPO group
+// shares its prompt. Set.Score replays a trajectory's episode
+// (TrajectoryOutcome) for the reward components, which package reward
+// registers as taubench_reward, _state, _function, _outputs and _format;
+// a rollout is correct when the tau-bench reward is 1.
 package taubench

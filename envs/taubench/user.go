@@ -94,6 +94,17 @@ func (u *LLMUser) Start(ctx context.Context, instruction string) (string, error)
 	return u.call(ctx)
 }
 
+// Resume begins a conversation whose first utterance is already known
+// (it was generated once for the task and shared by every trial): the
+// history is as Start would leave it had the model said first.
+func (u *LLMUser) Resume(instruction, first string) {
+	prompt := u.Prompt
+	if prompt == nil {
+		prompt = UserPrompt
+	}
+	u.history = []ChatMessage{{Role: "system", Content: prompt(instruction)}, {Role: "user", Content: Greeting}, {Role: "assistant", Content: first}}
+}
+
 // Reply implements User.
 func (u *LLMUser) Reply(ctx context.Context, message string) (string, error) {
 	if u.history == nil {

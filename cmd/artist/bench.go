@@ -1,0 +1,254 @@
+package main
+
+// artist bench: the speed of the model on this machine's compute backend.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"math/rand"
+	"os"
+	"slices"
+	"syscall"
+	"time"
+
+	"github.com/artist-rl/artist/policy"
+	"github.com/artist-rl/artist/trainer"
+)
+
+// benchSettings are the flags of artist bench.
+type benchSettings struct {
+	checkpoint, modelConfig string
+	batch, seq              int // training batch: sequences × tokens
+	decodeBatch, prompt     int // decoding: sequences × prompt tokens
+	newTokens               int // decoded tokens per sequence
+	steps, warmup           int // timed and untimed repetitions
+	seed                    int64
+}
+
+// benchReport is the JSON object artist bench prints.
+type benchReport struct {
+	Backend        string `json:"backend"`
+	Threads        int    `json:"threads"`
+	LibraryThreads int    `json:"library_threads,omitempty"`
+	Core           string `json:"core,omitempty"`
+	Library        string `json:"library,omitempty"`
+	Params         int    `json:"params"`
+	Batch          int    `json:"batch"`
+	Seq            int    `json:"seq"`
+	DecodeBatch    int    `json:"decode_batch"`
+	Prompt         int    `json:"prompt"`
+	NewTokens      int    `json:"new_tokens"`
+	Steps          int    `json:"steps"`
+	// Medians over Steps repetitions.
+	TrainStepS         float64 `json:"train_step_s"`
+	TrainTokensPerS    float64 `json:"train_tokens_per_s"`
+	PrefillTokensPerS  float64 `json:"prefill_tokens_per_s"`
+	DecodeTokensPerS   float64 `json:"decode_tokens_per_s"`
+	PeakRSSMiB         float64 `json:"peak_rss_mib"`
+	BackendDescription string  `json:"backend_description"`
+}
+
+func runBench(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var s benchSettings
+	fs.StringVar(&s.checkpoint, "checkpoint", "", "time the model in checkpoint `DIR`")
+	fs.StringVar(&s.modelConfig, "model-config", "", "time a model with random weights sized by this HuggingFace `config.json`")
+	fs.IntVar(&s.batch, "batch", 8, "training sequences per step")
+	fs.IntVar(&s.seq, "seq", 128, "tokens per training sequence")
+	fs.IntVar(&s.decodeBatch, "decode-batch", 0, "sequences decoded together (default -batch)")
+	fs.IntVar(&s.prompt, "prompt", 0, "prompt tokens per decoded sequence, fed in one step (default -seq)")
+	fs.IntVar(&s.newTokens, "new-tokens", 32, "tokens decoded per sequence after the prompt")
+	fs.IntVar(&s.steps, "steps", 3, "timed repetitions of each measurement (the median is reported)")
+	fs.IntVar(&s.warmup, "warmup", 1, "untimed training steps first (the first compiles the graph)")
+	fs.Int64Var(&s.seed, "seed", 1, "seed of the random weights and tokens")
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	if err := s.validate(); err != nil {
+		fmt.Fprintf(stderr, "artist bench: %v\n", err)
+		return errUsage
+	}
+	sel, err := policy.DefaultBackend()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "artist bench: backend %v\n", sel)
+	rng := rand.New(rand.NewSource(s.seed))
+	m, err := s.model(rng)
+	if err != nil {
+		return err
+	}
+	if need := max(s.seq, s.prompt+s.newTokens); need > m.Config.MaxPositionEmbeddings {
+		return fmt.Errorf("the model holds %d positions (max_position_embeddings) but the run needs %d: lower -seq, -prompt or -new-tokens", m.Config.MaxPositionEmbeddings, need)
+	}
+	info := m.Backend().Info()
+	rep := benchReport{Backend: info.Name, Threads: info.Threads, LibraryThreads: info.LibraryThreads,
+		Core: info.Core, Library: info.Library, Params: m.NumParams(), Batch: s.batch, Seq: s.seq,
+		DecodeBatch: s.decodeBatch, Prompt: s.prompt, NewTokens: s.newTokens, Steps: s.steps,
+		BackendDescription: sel.String()}
+	if rep.TrainStepS, err = benchTrain(m, s, rng); err != nil {
+		return err
+	}
+	prefill, decode := benchDecode(m, s, rng)
+	rep.TrainTokensPerS = benchRound(float64(s.batch*s.seq)/rep.TrainStepS, 1)
+	rep.PrefillTokensPerS = benchRound(float64(s.decodeBatch*s.prompt)/prefill, 1)
+	rep.DecodeTokensPerS = benchRound(float64(s.decodeBatch*s.newTokens)/decode, 1)
+	rep.TrainStepS = benchRound(rep.TrainStepS, 4)
+	rep.PeakRSSMiB = benchRound(peakRSSMiB(), 1)
+	b, err := json.Marshal(rep)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "%s\n", b)
+	return err
+}
+
+// validate fills the defaults that depend on other flags and names the
+// first bad flag.
+func (s *benchSettings) validate() error {
+	if (s.checkpoint == "") == (s.modelConfig == "") {
+		return errors.New("give exactly one of -checkpoint DIR and -model-config FILE")
+	}
+	if s.decodeBatch == 0 {
+		s.decodeBatch = s.batch
+	}
+	if s.prompt == 0 {
+		s.prompt = s.seq
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+		min  int
+	}{{"batch", s.batch, 1}, {"seq", s.seq, 2}, {"decode-batch", s.decodeBatch, 1}, {"prompt", s.prompt, 1},
+		{"new-tokens", s.newTokens, 1}, {"steps", s.steps, 1}, {"warmup", s.warmup, 0}} {
+		if f.v < f.min {
+			return fmt.Errorf("-%s is %d; it must be at least %d", f.name, f.v, f.min)
+		}
+	}
+	return nil
+}
+
+// model loads the checkpoint, or builds the configured model with random
+// weights.
+func (s *benchSettings) model(rng *rand.Rand) (*policy.Model, error) {
+	if s.checkpoint != "" {
+		return policy.LoadModel(s.checkpoint)
+	}
+	b, err := os.ReadFile(s.modelConfig)
+	if err != nil {
+		return nil, err
+	}
+	var cfg policy.Config
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		return nil, fmt.Errorf("%s: %w", s.modelConfig, err)
+	}
+	m, err := policy.New(cfg, rng)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.modelConfig, err)
+	}
+	return m, nil
+}
+
+// benchTrain times training steps (ZeroGrad, Backward of the token-mean
+// loss, AdamW with the default settings) and returns the median seconds.
+func benchTrain(m *policy.Model, s benchSettings, rng *rand.Rand) (float64, error) {
+	seqs := benchTokens(rng, s.batch, s.seq, m.Config.VocabSize)
+	coef := make([][]float32, len(seqs))
+	for i := range coef {
+		coef[i] = make([]float32, s.seq)
+		for t := 1; t < s.seq; t++ {
+			coef[i][t] = -1 / float32(s.batch*(s.seq-1))
+		}
+	}
+	opt := trainer.NewAdamW(m.Params, trainer.DefaultAdamWConfig())
+	var times []float64
+	for i := range s.warmup + s.steps {
+		start := time.Now()
+		m.ZeroGrad()
+		if _, err := m.Backward(seqs, coef); err != nil {
+			return 0, err
+		}
+		opt.Step(1e-5)
+		if i >= s.warmup {
+			times = append(times, time.Since(start).Seconds())
+		}
+	}
+	return benchMedian(times), nil
+}
+
+// benchDecode times greedy decoding with the key/value cache: the prompts
+// in one step, then one token per sequence per step. It returns the
+// median seconds of the prompt step and of the decoding steps.
+func benchDecode(m *policy.Model, s benchSettings, rng *rand.Rand) (prefill, decode float64) {
+	prompts := benchTokens(rng, s.decodeBatch, s.prompt, m.Config.VocabSize)
+	var pre, dec []float64
+	for range s.steps {
+		sess := m.NewSession(s.decodeBatch, s.prompt+s.newTokens)
+		start := time.Now()
+		logits := sess.Step(prompts)
+		pre = append(pre, time.Since(start).Seconds())
+		start = time.Now()
+		next := make([][]int, s.decodeBatch)
+		for range s.newTokens {
+			for i, row := range logits {
+				next[i] = []int{benchArgmax(row)}
+			}
+			logits = sess.Step(next)
+		}
+		dec = append(dec, time.Since(start).Seconds())
+	}
+	return benchMedian(pre), benchMedian(dec)
+}
+
+func benchTokens(rng *rand.Rand, n, T, V int) [][]int {
+	rows := make([][]int, n)
+	for i := range rows {
+		rows[i] = make([]int, T)
+		for t := range rows[i] {
+			rows[i][t] = rng.Intn(V)
+		}
+	}
+	return rows
+}
+
+func benchArgmax(x []float32) int {
+	best := 0
+	for i, v := range x {
+		if v > x[best] {
+			best = i
+		}
+	}
+	return best
+}
+
+func benchMedian(x []float64) float64 {
+	s := slices.Clone(x)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// benchRound rounds x to the given decimals.
+func benchRound(x float64, decimals int) float64 {
+	p := math.Pow(10, float64(decimals))
+	return math.Round(x*p) / p
+}
+
+// peakRSSMiB is the process's peak resident memory (getrusage; 0 where
+// it is not available).
+func peakRSSMiB() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Maxrss) / 1024 // KiB on Linux
+}

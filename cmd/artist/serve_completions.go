@@ -1,0 +1,174 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/artist-rl/artist/openai"
+	"github.com/artist-rl/artist/rollout"
+)
+
+// completions answers POST /v1/completions. A text prompt is encoded with
+// the checkpoint's tokenizer, except for a prefix that is the text of a
+// recent prompt and its completion: that prefix keeps the token ids the
+// model saw and sampled, so a client that continues a completion
+// (appending the stop string and a tool result) gets what a token-level
+// rollout would. A prompt given as token ids is used as it is.
+func (s *server) completions(w http.ResponseWriter, r *http.Request) error {
+	var in openai.CompletionRequest
+	if err := decodeBody(r, &in); err != nil {
+		return err
+	}
+	text, ids, err := s.completionPrompt(in.Prompt)
+	if err != nil {
+		return err
+	}
+	cfg, n, err := s.sampling(samplingFields{maxTokens: in.MaxTokens, maxParam: "max_tokens", temperature: in.Temperature, topP: in.TopP, stop: in.Stop, n: in.N}, len(ids), 16)
+	if err != nil {
+		if ae, ok := err.(*apiError); ok && ae.param == "messages" {
+			ae.param = "prompt"
+		}
+		return err
+	}
+	top, logprobs := 0, in.Logprobs != nil
+	if logprobs {
+		if top = *in.Logprobs; top < 0 || top > 20 {
+			return badField("logprobs", "logprobs must be in [0, 20], got %d", top)
+		}
+	}
+	base := openai.CompletionChunk{ID: fmt.Sprintf("cmpl-%d", s.nextID()), Object: "text_completion", Created: time.Now().Unix(), Model: s.name}
+	out := newChunkSink[openai.CompletionChunk](w, in.Stream)
+	seed := s.seedOf(in.Seed)
+	usage := openai.Usage{PromptTokens: len(ids)}
+	for i := range n {
+		offset := 0
+		send := func(c openai.StreamChoice) {
+			ch := base
+			c.Index = i
+			ch.Choices = []openai.StreamChoice{c}
+			out.send(ch)
+		}
+		emit := func(piece string, toks []sampled) {
+			c := openai.StreamChoice{Text: piece}
+			if logprobs && len(toks) > 0 {
+				c.Logprobs = s.legacyLogprobs(toks, &offset)
+			}
+			if in.ReturnTokenIDs {
+				for _, t := range toks {
+					c.TokenIDs, c.TokenLogprobs = append(c.TokenIDs, t.id), append(c.TokenLogprobs, t.logp)
+				}
+			}
+			if piece != "" || c.Logprobs != nil || c.TokenIDs != nil {
+				send(c)
+			}
+		}
+		comp, err := s.generate(r.Context(), genRequest{prompt: ids, cfg: cfg, seed: seed + int64(i), top: top}, emit)
+		if err != nil {
+			return out.fail(err)
+		}
+		if text != "" {
+			s.cache.put(text+s.tok.Decode(comp.Tokens), append(ids[:len(ids):len(ids)], comp.Tokens...))
+		}
+		send(finishChoice(comp))
+		usage.CompletionTokens += len(comp.Tokens)
+	}
+	usage.TotalTokens = usage.PromptTokens + usage.CompletionTokens
+	if in.Stream {
+		if in.StreamOptions != nil && in.StreamOptions.IncludeUsage {
+			last := base
+			last.Choices, last.Usage = []openai.StreamChoice{}, &usage
+			out.send(last)
+		}
+		return out.done()
+	}
+	answer := openai.Completion{ID: base.ID, Object: base.Object, Created: base.Created, Model: s.name, Choices: joinCompletions(out.chunks, n), Usage: usage}
+	if in.ReturnTokenIDs {
+		answer.PromptTokenIDs = ids
+	}
+	writeJSON(w, answer)
+	return nil
+}
+
+// finishChoice is the last chunk of a choice: the finish reason and, as
+// vLLM's stop_reason, the stop string that ended it (null otherwise).
+func finishChoice(comp rollout.Completion) openai.StreamChoice {
+	finish := "stop"
+	if comp.Length {
+		finish = "length"
+	}
+	c := openai.StreamChoice{FinishReason: &finish, StopReason: json.RawMessage("null")}
+	if comp.Stop != "" {
+		c.StopReason = openai.Text(comp.Stop)
+	}
+	return c
+}
+
+// completionPrompt reads a prompt: a non-empty string, a list of token
+// ids, or a list holding one of them. text is "" for token ids.
+func (s *server) completionPrompt(raw json.RawMessage) (text string, ids []int, err error) {
+	var one []json.RawMessage
+	if json.Unmarshal(raw, &one) == nil && len(one) == 1 && len(raw) > 0 && (one[0][0] == '"' || one[0][0] == '[') {
+		raw = one[0]
+	}
+	if json.Unmarshal(raw, &text) == nil {
+		if text == "" {
+			return "", nil, badField("prompt", "prompt is empty")
+		}
+		return text, s.cache.encode(text, s.tok), nil
+	}
+	if json.Unmarshal(raw, &ids) != nil || len(ids) == 0 {
+		return "", nil, badField("prompt", "prompt must be a non-empty string or list of token ids (one prompt per request)")
+	}
+	for i, id := range ids {
+		if id < 0 || id >= s.tok.VocabSize() {
+			return "", nil, badField("prompt", "prompt[%d] = %d is not a token id: the vocabulary has %d", i, id, s.tok.VocabSize())
+		}
+	}
+	return "", ids, nil
+}
+
+// legacyLogprobs is the completions logprobs entry of toks; offset is the
+// text offset of the first, advanced past them.
+func (s *server) legacyLogprobs(toks []sampled, offset *int) *openai.Logprobs {
+	lp := &openai.Logprobs{Tokens: []string{}, TokenLogprobs: []float64{}, TopLogprobs: []map[string]float64{}, TextOffset: []int{}}
+	for _, t := range s.tokenLogprobs(toks) {
+		top := map[string]float64{}
+		for _, a := range t.TopLogprobs {
+			top[a.Token] = a.Logprob
+		}
+		lp.Tokens, lp.TokenLogprobs = append(lp.Tokens, t.Token), append(lp.TokenLogprobs, t.Logprob)
+		lp.TopLogprobs, lp.TextOffset = append(lp.TopLogprobs, top), append(lp.TextOffset, *offset)
+		*offset += len(t.Token)
+	}
+	return lp
+}
+
+// joinCompletions joins the chunks of n completions into their choices.
+func joinCompletions(chunks []openai.CompletionChunk, n int) []openai.Choice {
+	out := make([]openai.Choice, n)
+	for i := range out {
+		out[i].Index = i
+	}
+	for _, ch := range chunks {
+		for _, c := range ch.Choices {
+			o := &out[c.Index]
+			o.Text += c.Text
+			if c.Logprobs != nil {
+				if o.Logprobs == nil {
+					o.Logprobs = &openai.Logprobs{Tokens: []string{}, TokenLogprobs: []float64{}, TopLogprobs: []map[string]float64{}, TextOffset: []int{}}
+				}
+				o.Logprobs.Tokens = append(o.Logprobs.Tokens, c.Logprobs.Tokens...)
+				o.Logprobs.TokenLogprobs = append(o.Logprobs.TokenLogprobs, c.Logprobs.TokenLogprobs...)
+				o.Logprobs.TopLogprobs = append(o.Logprobs.TopLogprobs, c.Logprobs.TopLogprobs...)
+				o.Logprobs.TextOffset = append(o.Logprobs.TextOffset, c.Logprobs.TextOffset...)
+			}
+			o.TokenIDs, o.TokenLogprobs = append(o.TokenIDs, c.TokenIDs...), append(o.TokenLogprobs, c.TokenLogprobs...)
+			if c.FinishReason != nil {
+				o.FinishReason, o.StopReason = *c.FinishReason, c.StopReason
+			}
+		}
+	}
+	return out
+}

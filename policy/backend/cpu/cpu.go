@@ -1,0 +1,73 @@
+package cpu
+
+import (
+	"fmt"
+	"runtime"
+
+	"github.com/artist-rl/artist/policy/backend"
+)
+
+func init() {
+	backend.Register("go", 0, func() (backend.Backend, error) { return NewGo(), nil })
+	backend.Register("openblas", 10, func() (backend.Backend, error) { return OpenOpenBLAS() })
+}
+
+// Backend runs every kernel in Go on host tensors and hands its matrix
+// products to a BLAS: gonum's pure-Go one (NewGo) or OpenBLAS
+// (OpenOpenBLAS). Both run the same Go code around the products.
+type Backend struct {
+	name    string
+	blas    backend.HostBLAS
+	info    func() backend.Info
+	splitMN bool // split large products among goroutines (the library runs one thread per call)
+}
+
+var _ backend.Backend = (*Backend)(nil)
+
+// NewGo returns the pure-Go backend: gonum's BLAS (with gonum's results
+// computed faster where gemm_go.go can), always available. Its arithmetic
+// is the reference the other backends are tested against.
+func NewGo() *Backend {
+	return &Backend{name: "go", blas: goBLAS{}, info: func() backend.Info {
+		return backend.Info{Name: "go", Threads: runtime.GOMAXPROCS(0)}
+	}}
+}
+
+// Info describes the backend now (thread counts can change at run time).
+func (b *Backend) Info() backend.Info { return b.info() }
+
+// HostBLAS returns the BLAS the backend uses for its products.
+func (b *Backend) HostBLAS() backend.HostBLAS { return b.blas }
+
+// Alloc returns a zeroed host tensor.
+func (b *Backend) Alloc(n int) backend.Tensor { return backend.Host(make([]float32, n)) }
+
+// Upload copies src into the host tensor dst.
+func (b *Backend) Upload(dst backend.Tensor, src []float32) {
+	d := host(dst)
+	if len(d) != len(src) {
+		panic(fmt.Sprintf("cpu: Upload of %d values into a tensor of %d", len(src), len(d)))
+	}
+	copy(d, src)
+}
+
+// Download copies the host tensor src into dst.
+func (b *Backend) Download(dst []float32, src backend.Tensor) {
+	s := host(src)
+	if len(s) != len(dst) {
+		panic(fmt.Sprintf("cpu: Download of a tensor of %d values into %d", len(s), len(dst)))
+	}
+	copy(dst, s)
+}
+
+// host returns the storage of a host tensor, nil for an empty one; a
+// device tensor is a programmer error.
+func host(t backend.Tensor) []float32 {
+	if !t.OnHost() {
+		panic("cpu: got a device tensor; the cpu backends compute on host tensors only")
+	}
+	if t.Len() == 0 {
+		return nil
+	}
+	return t.Host()
+}

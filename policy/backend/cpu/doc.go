@@ -1,0 +1,14 @@
+// Package cpu holds the host backends of package policy/backend and
+// registers them: "go", every kernel in Go with gonum's pure-Go BLAS, and
+// "openblas", the same Go kernels with the matrix products in OpenBLAS,
+// which is loaded at run time (libopenblas.so.0; Debian and Ubuntu ship
+// it in libopenblas0-pthread). Nothing here needs cgo.
+//
+// The Go kernels parallelize over rows, sequences and heads on GOMAXPROCS
+// goroutines; splitting work that way changes no result. On amd64 with
+// AVX2, the exponential and the products of the form op(a)·b run in
+// assembly kernels that do the Go code's (and gonum's) operations in the
+// same order, so they give the same bits. The pure-Go backend's
+// arithmetic is the reference the other backends are tested against, and
+// it is that of the model before backends existed.
+package cpu

@@ -1,0 +1,198 @@
+package cpu
+
+// Matrix products and the small row operations around them.
+
+import (
+	"runtime"
+	"sync"
+
+	"github.com/artist-rl/artist/policy/backend"
+	"gonum.org/v1/gonum/blas"
+)
+
+// MatMul computes c [m, n] = op(a)·op(b) + beta·c (see backend.Kernels).
+func (b *Backend) MatMul(ta, tb bool, m, n, k int, a, bm backend.Tensor, beta float32, c backend.Tensor) {
+	b.gemm(ta, tb, m, n, k, host(a), host(bm), beta, host(c))
+}
+
+// gemm computes y = op(a)·op(b) + beta·y where op(a) is [m, k] and
+// op(b) is [k, n]; ta/tb say whether a and b are stored transposed.
+func (b *Backend) gemm(ta, tb bool, m, n, k int, a, bm []float32, beta float32, y []float32) {
+	if m == 0 || n == 0 {
+		return
+	}
+	tA, lda := blas.NoTrans, k
+	if ta {
+		tA, lda = blas.Trans, m
+	}
+	tB, ldb := blas.NoTrans, n
+	if tb {
+		tB, ldb = blas.Trans, k
+	}
+	if k == 0 {
+		for i := range y[:m*n] {
+			y[i] *= beta
+		}
+		return
+	}
+	if ta && !tb && beta == 0 && splitK(m, n, k) > 1 {
+		b.gemmSplitK(m, n, k, a, bm, y)
+		return
+	}
+	if b.splitMN {
+		b.gemmSplitMN(tA, tB, m, n, k, a, lda, bm, ldb, beta, y)
+		return
+	}
+	b.blas.Sgemm(tA, tB, m, n, k, 1, a, lda, bm, ldb, beta, y, n)
+}
+
+// minSplit is the least m·n·k worth splitting among goroutines: about
+// 20 µs of work for one core.
+const minSplit = 1 << 20
+
+// gemmSplitMN computes y [m, n] = op(a)·op(b) + beta·y with the rows of
+// y (or its columns, when n is the longer side) split among GOMAXPROCS
+// goroutines, each making one single-threaded library call on its block.
+// Every element is computed as one call would compute it.
+func (b *Backend) gemmSplitMN(tA, tB blas.Transpose, m, n, k int, a []float32, lda int, bm []float32, ldb int, beta float32, y []float32) {
+	workers := min(runtime.GOMAXPROCS(0), max(m, n)/16)
+	if workers < 2 || m*n*k < minSplit {
+		b.blas.Sgemm(tA, tB, m, n, k, 1, a, lda, bm, ldb, beta, y, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if m >= n {
+				i0, i1 := w*m/workers, (w+1)*m/workers
+				aw := a[i0:] // columns i0.. of a stored [k, m]
+				if tA == blas.NoTrans {
+					aw = a[i0*lda:] // rows i0.. of a
+				}
+				b.blas.Sgemm(tA, tB, i1-i0, n, k, 1, aw, lda, bm, ldb, beta, y[i0*n:], n)
+				return
+			}
+			j0, j1 := w*n/workers, (w+1)*n/workers
+			bw := bm[j0:] // columns j0.. of b
+			if tB == blas.Trans {
+				bw = bm[j0*ldb:] // rows j0.. of b stored [n, k]
+			}
+			b.blas.Sgemm(tA, tB, m, j1-j0, k, 1, a, lda, bw, ldb, beta, y[j0:], n)
+		}()
+	}
+	wg.Wait()
+}
+
+// splitK returns how many workers should share the k dimension of a
+// product with a small [m, n] output and a long k (a weight gradient
+// dyᵀ·x summed over many rows): gonum runs such products on one goroutine.
+func splitK(m, n, k int) int {
+	const block = 64 // gonum's sgemm block size; it goes parallel at 4 blocks
+	if ((m+block-1)/block)*((n+block-1)/block) >= 4 {
+		return 1
+	}
+	return min(runtime.GOMAXPROCS(0), k/256)
+}
+
+// gemmSplitK computes y [m, n] = aᵀ·b for a [k, m] and b [k, n] with the
+// rows of a and b split among workers, each summing into its own buffer.
+func (b *Backend) gemmSplitK(m, n, k int, a, bm, y []float32) {
+	workers := splitK(m, n, k)
+	parts := make([][]float32, workers)
+	parts[0] = y[:m*n]
+	for w := 1; w < workers; w++ {
+		parts[w] = make([]float32, m*n)
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		k0, k1 := w*k/workers, (w+1)*k/workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			b.blas.Sgemm(blas.Trans, blas.NoTrans, m, n, k1-k0, 1, a[k0*m:], m, bm[k0*n:], n, 0, parts[w], n)
+		}()
+	}
+	wg.Wait()
+	for _, p := range parts[1:] {
+		for i, v := range p {
+			y[i] += v
+		}
+	}
+}
+
+// sgemm is BLAS Sgemm on row-major strided matrices: c = alpha·op(a)·op(b)
+// + beta·c with op(a) [m, k], op(b) [k, n], c [m, n].
+func (b *Backend) sgemm(ta, tb bool, m, n, k int, alpha float32, a []float32, lda int, bm []float32, ldb int, beta float32, c []float32, ldc int) {
+	tA, tB := blas.NoTrans, blas.NoTrans
+	if ta {
+		tA = blas.Trans
+	}
+	if tb {
+		tB = blas.Trans
+	}
+	b.blas.Sgemm(tA, tB, m, n, k, alpha, a, lda, bm, ldb, beta, c, ldc)
+}
+
+// AddBias adds bias [M] to every row of y [rows, M].
+func (b *Backend) AddBias(y, bias backend.Tensor) {
+	yy, bb := host(y), host(bias)
+	M := len(bb)
+	if M == 0 {
+		return
+	}
+	parallelFor(len(yy)/M, M, func(lo, hi int) {
+		for r := lo * M; r < hi*M; r += M {
+			row := yy[r : r+M]
+			for j, v := range bb {
+				row[j] += v
+			}
+		}
+	})
+}
+
+// ColSum writes out [M] = Σ_r x[r] over the rows of x [rows, M], the
+// columns split among goroutines (each sums its rows in order).
+func (b *Backend) ColSum(out, x backend.Tensor) {
+	o, xx := host(out), host(x)
+	M := len(o)
+	if M == 0 {
+		return
+	}
+	rows := len(xx) / M
+	parallelFor(M, rows, func(lo, hi int) {
+		oo := o[lo:hi]
+		clear(oo)
+		for r := 0; r < rows; r++ {
+			for j, v := range xx[r*M+lo : r*M+hi] {
+				oo[j] += v
+			}
+		}
+	})
+}
+
+// Embed copies rows ids[r] of table [V, C] into out [N, C].
+func (b *Backend) Embed(out, table, ids backend.Tensor, C int) {
+	o, E := host(out), host(table)
+	for r, id := range host(ids) {
+		t := int(id)
+		copy(o[r*C:(r+1)*C], E[t*C:(t+1)*C])
+	}
+}
+
+// EmbedBack scatters the rows of dy [N, C] into dtable [V, C] by ids,
+// the columns split among goroutines (each adds its rows in order).
+func (b *Backend) EmbedBack(dtable, ids, dy backend.Tensor, C int) {
+	out, d, id := host(dtable), host(dy), host(ids)
+	parallelFor(len(out), 1, func(lo, hi int) { clear(out[lo:hi]) })
+	parallelFor(C, len(id)*2, func(lo, hi int) {
+		for r, x := range id {
+			t := int(x)
+			dst, src := out[t*C+lo:t*C+hi], d[r*C+lo:r*C+hi]
+			for j, v := range src {
+				dst[j] += v
+			}
+		}
+	})
+}

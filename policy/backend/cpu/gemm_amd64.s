@@ -1,0 +1,73 @@
+#include "textflag.h"
+
+// One row of the 4×16 kernel: where the row's scaled a value at OFF(SI)
+// is not zero (NaN is not zero), acc0, acc1 += a·b0, a·b1, a product then
+// a sum as gonum's AxpyUnitary rounds them.
+#define ROW(OFF, ACC0, ACC1, DO, SKIP) \
+	VMOVSS OFF(SI), X10; \
+	VUCOMISS X15, X10; \
+	JNE DO; \
+	JPS DO; \
+	JMP SKIP; \
+DO: \
+	VBROADCASTSS OFF(SI), Y10; \
+	VMULPS Y8, Y10, Y11; \
+	VADDPS Y11, ACC0, ACC0; \
+	VMULPS Y9, Y10, Y12; \
+	VADDPS Y12, ACC1, ACC1; \
+SKIP:
+
+// func sgemm4x16(k int, ta *float32, b *float32, ldb int, c *float32, ldc int)
+TEXT ·sgemm4x16(SB), NOSPLIT, $0-48
+	MOVQ k+0(FP), CX
+	MOVQ ta+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ ldb+24(FP), R8
+	SHLQ $2, R8
+	MOVQ c+32(FP), DX
+	MOVQ ldc+40(FP), R9
+	SHLQ $2, R9
+
+	MOVQ    DX, R10
+	VMOVUPS (R10), Y0
+	VMOVUPS 32(R10), Y1
+	ADDQ    R9, R10
+	VMOVUPS (R10), Y2
+	VMOVUPS 32(R10), Y3
+	ADDQ    R9, R10
+	VMOVUPS (R10), Y4
+	VMOVUPS 32(R10), Y5
+	ADDQ    R9, R10
+	VMOVUPS (R10), Y6
+	VMOVUPS 32(R10), Y7
+	VXORPS  X15, X15, X15
+	TESTQ   CX, CX
+	JZ      store
+
+loop:
+	VMOVUPS (DI), Y8
+	VMOVUPS 32(DI), Y9
+	ROW(0, Y0, Y1, do0, skip0)
+	ROW(4, Y2, Y3, do1, skip1)
+	ROW(8, Y4, Y5, do2, skip2)
+	ROW(12, Y6, Y7, do3, skip3)
+	ADDQ $16, SI
+	ADDQ R8, DI
+	DECQ CX
+	JNZ  loop
+
+store:
+	MOVQ    DX, R10
+	VMOVUPS Y0, (R10)
+	VMOVUPS Y1, 32(R10)
+	ADDQ    R9, R10
+	VMOVUPS Y2, (R10)
+	VMOVUPS Y3, 32(R10)
+	ADDQ    R9, R10
+	VMOVUPS Y4, (R10)
+	VMOVUPS Y5, 32(R10)
+	ADDQ    R9, R10
+	VMOVUPS Y6, (R10)
+	VMOVUPS Y7, 32(R10)
+	VZEROUPPER
+	RET

@@ -1,0 +1,61 @@
+package cpu
+
+// The amd64 kernels (exp_amd64.s, gemm_amd64.s), used where the CPU has
+// AVX2; each gives, bit for bit, the results of the Go code it replaces.
+
+import "math"
+
+// expConsts holds Exp32's constants, eight copies of each, for expAVX2.
+var expConsts = func() (c [16][8]float32) {
+	for i, v := range []float32{log2e, 0.5, 1, ln2Hi, ln2Lo, expP0, expP1, expP2, expP3, expP4, expP5,
+		expLo, expHi, float32(math.Inf(1)), math.Float32frombits(127), 0} {
+		for j := range c[i] {
+			c[i][j] = v
+		}
+	}
+	return c
+}()
+
+// hasAVX2 reports whether the CPU and the OS support AVX2.
+var hasAVX2 = func() bool {
+	_, _, c1, _ := cpuid(1, 0)
+	if c1&(1<<27) == 0 || c1&(1<<28) == 0 { // OSXSAVE, AVX
+		return false
+	}
+	if xcr0, _ := xgetbv(); xcr0&6 != 6 { // the OS saves XMM and YMM state
+		return false
+	}
+	_, b7, _, _ := cpuid(7, 0)
+	return b7&(1<<5) != 0
+}()
+
+// expSlice replaces every x[i] by Exp32(x[i]), bit for bit.
+func expSlice(x []float32) {
+	n := 0
+	if hasAVX2 {
+		n = len(x) &^ 7
+		if n > 0 {
+			expAVX2(x[:n], &expConsts)
+		}
+	}
+	expSliceGo(x[n:])
+}
+
+// expAVX2 is expSlice on eight lanes at a time; len(x) is a multiple of 8.
+// It runs Exp32's operations in Exp32's order, with no fused multiply-add,
+// so every lane rounds as Exp32 does.
+//
+//go:noescape
+func expAVX2(x []float32, c *[16][8]float32)
+
+func cpuid(eax, ecx uint32) (a, b, c, d uint32)
+
+func xgetbv() (eax, edx uint32)
+
+// sgemm4x16 adds to the 4×16 block of c at c (row stride ldc) the
+// products ta[4l+r]·b[l][0:16] (b's row stride ldb) for l = 0 … k−1 in
+// order, skipping zero ta, each a product then a sum (no fused
+// multiply-add), as gonum's axpy rounds them.
+//
+//go:noescape
+func sgemm4x16(k int, ta *float32, b *float32, ldb int, c *float32, ldc int)

@@ -1,0 +1,17 @@
+//go:build !amd64
+
+package cpu
+
+// Without the amd64 kernels every product and exponential runs the
+// portable code, with the same results.
+
+// hasAVX2 is false: there are no AVX2 kernels on this architecture.
+const hasAVX2 = false
+
+// expSlice replaces every x[i] by Exp32(x[i]).
+func expSlice(x []float32) { expSliceGo(x) }
+
+// sgemm4x16 is never called without AVX2.
+func sgemm4x16(k int, ta *float32, b *float32, ldb int, c *float32, ldc int) {
+	panic("cpu: sgemm4x16 needs amd64 with AVX2")
+}

@@ -1,0 +1,58 @@
+// Package backend is the model's compute: a small interface that the
+// training graph and the sampler call for every operation, and a registry
+// of the implementations this binary holds, chosen when the process
+// starts.
+//
+// # What a backend implements
+//
+// A Backend is three things (see the interfaces for each contract):
+//
+//   - Memory: Alloc, Upload and Download. Tensors live in the backend's
+//     memory; Tensor is only a handle (a host slice, or a device address
+//     and a length). Data crosses between the host and the backend only
+//     at the edges of a computation: weights once, token ids in and
+//     log-probs or logits out per call. Everything between, weights and
+//     activations, stays where the backend keeps it, so a device backend
+//     moves nothing from one kernel to the next.
+//   - Kernels: the model's operations, forward and backward: MatMul and
+//     the row operations around it (AddBias, ColSum, Embed, EmbedBack),
+//     RMSNorm, rotary positions, causal grouped-query attention (training
+//     and cached decoding), SwiGLU, the log-softmax-and-gather of target
+//     tokens, and AdamW. Each kernel reads and writes whole tensors of the
+//     backend's kind; shapes follow the model's legend.
+//   - Info: its name, its thread counts and, for a library, the library
+//     and the kernel type it chose (OpenBLAS's "Haswell", "Zen", ...),
+//     which runs print at start and record in summary.json. Host backends
+//     also give HostBLAS, which gonum and gorgonia then use for whatever
+//     they compute themselves.
+//
+// gorgonia stays the graph layer: package policy's graph operations are
+// gorgonia Ops whose Do calls one kernel each, so autodiff, the tape
+// machine and the graph cache are unchanged whichever backend computes.
+//
+// # How a backend is chosen
+//
+// Backends register a constructor under a name with a preference
+// (Register; a second registration of a name panics). Select, which
+// package policy calls once per process, takes the name in ARTIST_BACKEND
+// when it is set, else tries the registered backends from the most
+// preferred down and takes the first that opens. A forced backend that
+// cannot open is an error that says what to install; so is an unknown
+// name. The automatic choice reports why it passed over the backends it
+// skipped.
+//
+// Package policy/backend/cpu registers "go" (pure Go, gonum's BLAS,
+// always there; preference 0) and "openblas" (the same Go kernels with
+// their matrix products in OpenBLAS; preference 10). Libraries are opened
+// at run time with LoadLibrary (dlopen through purego, no cgo), so one
+// binary runs with or without them; a GPU backend loads cuBLAS the same
+// way and registers with a higher preference.
+//
+// # Agreement
+//
+// The pure-Go backend is the reference: its arithmetic is that of the
+// model before backends existed, so runs with ARTIST_BACKEND=go repeat
+// bit for bit. Other backends agree with it to float32 rounding (libraries
+// sum in other orders), which package policy's tests check for log-probs
+// and every gradient.
+package backend
