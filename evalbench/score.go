@@ -5,7 +5,6 @@ import (
 
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/envs/family"
-	"github.com/artist-rl/artist/envs/taubench"
 	"github.com/artist-rl/artist/reward"
 	"github.com/artist-rl/artist/rollout"
 )
@@ -165,17 +164,21 @@ func (t Tally) Summary(bench string, k int) Summary {
 
 // passHat is pass^k of one problem's samples, tau-bench's reliability
 // measure: C(c, k) / C(n, k) with c correct of n, the chance that k
-// samples drawn without replacement are all correct (taubench.PassHatK).
+// samples drawn without replacement are all correct; 0 when c < k or
+// n < k.
 func passHat(ss []Sample, k int) float64 {
-	rs := make([]float64, len(ss))
-	for i, s := range ss {
+	n, c := len(ss), 0
+	for _, s := range ss {
 		if s.Correct {
-			rs[i] = 1
+			c++
 		}
 	}
-	p, err := taubench.PassHatK([][]float64{rs}, k)
-	if err != nil {
-		panic(err) // k = len(ss) >= 1 by construction
+	if k < 1 || c < k || n < k {
+		return 0
+	}
+	p := 1.0
+	for j := 0; j < k; j++ {
+		p *= float64(c-j) / float64(n-j)
 	}
 	return p
 }
