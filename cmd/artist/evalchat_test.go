@@ -152,7 +152,7 @@ func TestEvalBFCLChat(t *testing.T) {
 // TestBFCLTool converts a documentation line as BFCL's harness does.
 func TestBFCLTool(t *testing.T) {
 	line := `{"name": "mv", "description": "Move a file.", "parameters": {"type": "dict", "properties": {"src": {"type": "string", "description": "the type: float"}, "n": {"type": "float"}, "xs": {"type": "tuple", "items": {"type": "any"}}}, "required": ["src"]}, "response": {"type": "dict"}}`
-	tool, err := bfclTool(line)
+	tool, err := bfcl.ChatTool(line)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestBFCLTool(t *testing.T) {
 	if tool.Function.Name != "mv" || tool.Function.Description != "Move a file." || string(tool.Function.Parameters) != want {
 		t.Errorf("tool %+v\nparameters %s\nwant       %s", tool, tool.Function.Parameters, want)
 	}
-	if _, err := bfclTool("mv(src: str)"); err == nil {
+	if _, err := bfcl.ChatTool("mv(src: str)"); err == nil {
 		t.Error("a signature line converted")
 	}
 }
