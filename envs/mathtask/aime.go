@@ -12,6 +12,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/artist-rl/artist/internal/pyval"
 )
 
 // AIME2025Papers are the folders of the two AIME 2025 papers in
@@ -72,10 +74,8 @@ func deriveAIMEPaper(out *bytes.Buffer, srcDir, paper string) error {
 		if !utf8.Valid(text) {
 			return fmt.Errorf("%s: not UTF-8 text", rel)
 		}
-		out.WriteString(`{"id": ` + pyJSONString(prefix+"-"+id) +
-			`, "problem": ` + pyJSONString(pyStrip(string(text))) +
-			`, "answer": ` + pyJSONString(answer) +
-			`, "source_path": ` + pyJSONString("data/aime/"+rel) + "}\n")
+		out.WriteString(pyval.MustJSON(pyval.NewDict("id", prefix+"-"+id, "problem", pyStrip(string(text)),
+			"answer", answer, "source_path", "data/aime/"+rel)) + "\n")
 	}
 	problems, err := os.ReadDir(filepath.Join(srcDir, paper, "problems"))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -98,42 +98,4 @@ func deriveAIMEPaper(out *bytes.Buffer, srcDir, paper string) error {
 // does: Unicode white space plus the separators U+001C to U+001F.
 func pyStrip(s string) string {
 	return strings.TrimFunc(s, func(r rune) bool { return unicode.IsSpace(r) || r >= 0x1c && r <= 0x1f })
-}
-
-// pyJSONString quotes s as Python's json.dumps does with ensure_ascii:
-// short escapes for \" \\ \n \r \t \b \f, \uXXXX (surrogate pairs above
-// U+FFFF) for other control and all non-ASCII characters.
-func pyJSONString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		case '\b':
-			b.WriteString(`\b`)
-		case '\f':
-			b.WriteString(`\f`)
-		default:
-			switch {
-			case r < 0x20 || r >= 0x7f && r <= 0xffff:
-				fmt.Fprintf(&b, `\u%04x`, r)
-			case r > 0xffff:
-				r -= 0x10000
-				fmt.Fprintf(&b, `\u%04x\u%04x`, 0xd800+(r>>10), 0xdc00+(r&0x3ff))
-			default:
-				b.WriteRune(r)
-			}
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }
