@@ -1,6 +1,8 @@
 package bfcl
 
 import (
+	"github.com/artist-rl/artist/internal/pyval"
+
 	"fmt"
 	"strings"
 )
@@ -99,7 +101,7 @@ func (m *messenger) send(a args) (any, error) {
 	if !contains(m.userIDs(), r) {
 		return errDict(fmt.Sprintf("Receiver ID '%s' not found.", PyStr(r))), nil
 	}
-	if _, ok := hashKey(r); !ok {
+	if !pyval.Hashable(r) {
 		return nil, raisef("unhashable type: '%s'", typeName(r))
 	}
 	ids, _ := m.get("generated_ids").([]any)

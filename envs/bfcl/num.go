@@ -1,66 +1,22 @@
 package bfcl
 
-import "math"
+import (
+	"math"
 
-// Python arithmetic on int64/float64 values: int op int stays int (except
-// true division), any float operand gives a float.
+	"github.com/artist-rl/artist/internal/pyval"
+)
 
-func isInt(v any) bool {
-	switch v.(type) {
-	case int64, bool:
-		return true
-	}
-	return false
-}
+// Python arithmetic on int64/float64 values (internal/pyval): int op int
+// stays int (except true division), any float operand gives a float.
 
-func toInt(v any) int64 {
-	switch x := v.(type) {
-	case int64:
-		return x
-	case bool:
-		if x {
-			return 1
-		}
-	case float64:
-		return int64(x)
-	}
-	return 0
-}
-
-func toFloat(v any) float64 {
-	switch x := v.(type) {
-	case int64:
-		return float64(x)
-	case float64:
-		return x
-	case bool:
-		if x {
-			return 1
-		}
-	}
-	return 0
-}
-
-func numAdd(a, b any) any {
-	if isInt(a) && isInt(b) {
-		return toInt(a) + toInt(b)
-	}
-	return toFloat(a) + toFloat(b)
-}
-
-func numSub(a, b any) any {
-	if isInt(a) && isInt(b) {
-		return toInt(a) - toInt(b)
-	}
-	return toFloat(a) - toFloat(b)
-}
-
-func numMul(a, b any) any {
-	if isInt(a) && isInt(b) {
-		return toInt(a) * toInt(b)
-	}
-	return toFloat(a) * toFloat(b)
-}
+func isInt(v any) bool      { return pyval.IsInt(v) }
+func toInt(v any) int64     { return pyval.Int(v) }
+func toFloat(v any) float64 { return pyval.Float(v) }
+func numAdd(a, b any) any   { return pyval.Add(a, b) }
+func numSub(a, b any) any   { return pyval.Sub(a, b) }
+func numMul(a, b any) any   { return pyval.Mul(a, b) }
+func numLess(a, b any) bool { return pyval.Less(a, b) }
+func isNumber(v any) bool   { return pyval.IsNumber(v) }
 
 // numDiv is Python's true division; the caller rules out a zero divisor.
 func numDiv(a, b any) float64 {
@@ -72,21 +28,4 @@ func numDiv(a, b any) float64 {
 		}
 	}
 	return toFloat(a) / toFloat(b)
-}
-
-func numLess(a, b any) bool {
-	if isInt(a) && isInt(b) {
-		return toInt(a) < toInt(b)
-	}
-	return toFloat(a) < toFloat(b)
-}
-
-// isNumber reports whether v is an int or float (bool included, as in
-// Python's isinstance(v, (int, float))).
-func isNumber(v any) bool {
-	switch v.(type) {
-	case int64, float64, bool:
-		return true
-	}
-	return false
 }

@@ -1,6 +1,8 @@
 package bfcl
 
 import (
+	"github.com/artist-rl/artist/internal/pyval"
+
 	"fmt"
 	"math"
 	"regexp"
@@ -99,7 +101,7 @@ func (t *trading) marketStatus(a args) (any, error) {
 	s := a.str("current_time_str")
 	m := clock12.FindStringSubmatch(s)
 	if m == nil {
-		return nil, raisef("time data %s does not match format '%%I:%%M %%p'", reprString(s))
+		return nil, raisef("time data %s does not match format '%%I:%%M %%p'", pyval.ReprString(s))
 	}
 	h, _ := strconv.Atoi(m[1])
 	mi, _ := strconv.Atoi(m[2])
@@ -329,7 +331,7 @@ func (t *trading) history(a args) (any, error) {
 		if s := a.str(p.name); s != "" {
 			d, ok := parseDate(s)
 			if !ok {
-				return nil, raisef("time data %s does not match format '%%Y-%%m-%%d'", reprString(s))
+				return nil, raisef("time data %s does not match format '%%Y-%%m-%%d'", pyval.ReprString(s))
 			}
 			*p.dst = d.Format("2006-01-02 15:04:05")
 		}

@@ -45,7 +45,7 @@ func (d *Dict) Get(k any) (any, bool) {
 func (d *Dict) Has(k any) bool { _, ok := d.Get(k); return ok }
 
 // Str returns the string under k, or "" when absent or not a string.
-func (d *Dict) Str(k string) string { s, _ := d.m[k].(string); return s }
+func (d *Dict) Str(k any) string { s, _ := d.m[k].(string); return s }
 
 // Dict returns the dict under k, or nil when absent or not a dict.
 func (d *Dict) Dict(k string) *Dict { x, _ := d.m[k].(*Dict); return x }
@@ -90,7 +90,7 @@ func (d *Dict) Delete(k any) {
 // hashKey maps a key to its dict identity as Python hashes it.
 func hashKey(k any) (any, bool) {
 	switch x := k.(type) {
-	case string, int64, nil:
+	case string, int64, nil, Ellipsis, ReprValue:
 		return k, true
 	case int:
 		return int64(x), true
@@ -127,3 +127,6 @@ func DeepCopy(v any) any {
 	}
 	return v
 }
+
+// Hashable reports whether k can be a dict key (lists and dicts cannot).
+func Hashable(k any) bool { _, ok := hashKey(k); return ok }

@@ -161,6 +161,10 @@ func writeJSON(b *strings.Builder, v any, ascii bool) error {
 			}
 		}
 		b.WriteByte('}')
+	case Ellipsis:
+		return NotJSONError{"ellipsis"}
+	case ReprValue:
+		return NotJSONError{"mpf"}
 	default:
 		return fmt.Errorf("pyval: json: Object of type %T is not JSON serializable", v)
 	}

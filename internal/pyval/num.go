@@ -165,6 +165,12 @@ func Equal(a, b any) bool {
 			}
 		}
 		return true
+	case Ellipsis:
+		_, ok := b.(Ellipsis)
+		return ok
+	case ReprValue:
+		y, ok := b.(ReprValue)
+		return ok && x == y
 	}
 	return false
 }
@@ -205,3 +211,10 @@ func Identical(a, b any) bool {
 	}
 	return a == b
 }
+
+// IsInt reports whether v is a Python int (bools count).
+func IsInt(v any) bool { return isInt(v) }
+
+// Int returns a number as int64, truncating a float (int(v)); non-numbers
+// give 0.
+func Int(v any) int64 { return toInt(v) }

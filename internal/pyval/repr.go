@@ -105,6 +105,10 @@ func writeRepr(b *strings.Builder, v any) {
 			writeRepr(b, x.m[k])
 		}
 		b.WriteByte('}')
+	case Ellipsis:
+		b.WriteString("Ellipsis")
+	case ReprValue:
+		b.WriteString(string(x))
 	default:
 		panic(fmt.Sprintf("pyval: repr of unsupported type %T", v))
 	}
