@@ -8,13 +8,23 @@ import "strings"
 // trailing newline.
 func JSONIndent(v any, n int) (string, error) {
 	var b strings.Builder
-	if err := writeIndent(&b, v, strings.Repeat(" ", n), "\n"); err != nil {
+	if err := writeIndent(&b, v, strings.Repeat(" ", n), "\n", true); err != nil {
 		return "", err
 	}
 	return b.String(), nil
 }
 
-func writeIndent(b *strings.Builder, v any, unit, nl string) error {
+// JSONIndentUnicode is JSONIndent with ensure_ascii=False: non-ASCII
+// characters are written as they are.
+func JSONIndentUnicode(v any, n int) (string, error) {
+	var b strings.Builder
+	if err := writeIndent(&b, v, strings.Repeat(" ", n), "\n", false); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
+
+func writeIndent(b *strings.Builder, v any, unit, nl string, ascii bool) error {
 	inner := nl + unit
 	switch x := v.(type) {
 	case []any:
@@ -28,7 +38,7 @@ func writeIndent(b *strings.Builder, v any, unit, nl string) error {
 				b.WriteByte(',')
 			}
 			b.WriteString(inner)
-			if err := writeIndent(b, e, unit, inner); err != nil {
+			if err := writeIndent(b, e, unit, inner, ascii); err != nil {
 				return err
 			}
 		}
@@ -44,15 +54,15 @@ func writeIndent(b *strings.Builder, v any, unit, nl string) error {
 				b.WriteByte(',')
 			}
 			b.WriteString(inner)
-			writeKey(b, k, true)
+			writeKey(b, k, ascii)
 			b.WriteString(": ")
-			if err := writeIndent(b, x.m[k], unit, inner); err != nil {
+			if err := writeIndent(b, x.m[k], unit, inner, ascii); err != nil {
 				return err
 			}
 		}
 		b.WriteString(nl + "}")
 	default:
-		return writeJSON(b, v, true)
+		return writeJSON(b, v, ascii)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/artist-rl/artist/envs/bfcl"
+	"github.com/artist-rl/artist/internal/pyval"
 )
 
 // compact is json.dumps(v, ensure_ascii=False) with Python's default
@@ -81,63 +82,11 @@ func writeTwoLevel(d *bfcl.Dict) ([]byte, error) {
 // writeIndented is json.dumps(v, ensure_ascii=False, indent=1): the layout
 // of long_context_extensions.json, with no final newline.
 func writeIndented(v any) ([]byte, error) {
-	var b bytes.Buffer
-	if err := indented(&b, v, 1); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
-
-func indented(b *bytes.Buffer, v any, level int) error {
-	pad := "\n" + string(bytes.Repeat([]byte(" "), level))
-	end := "\n" + string(bytes.Repeat([]byte(" "), level-1))
-	switch x := v.(type) {
-	case []any:
-		if len(x) == 0 {
-			b.WriteString("[]")
-			return nil
-		}
-		b.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(pad)
-			if err := indented(b, e, level+1); err != nil {
-				return err
-			}
-		}
-		b.WriteString(end + "]")
-		return nil
-	case *bfcl.Dict:
-		if x.Len() == 0 {
-			b.WriteString("{}")
-			return nil
-		}
-		b.WriteByte('{')
-		for i, k := range x.Keys() {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			ks, err := compact(keyString(k))
-			if err != nil {
-				return err
-			}
-			b.WriteString(pad + ks + ": ")
-			e, _ := x.Get(k)
-			if err := indented(b, e, level+1); err != nil {
-				return err
-			}
-		}
-		b.WriteString(end + "}")
-		return nil
-	}
-	s, err := compact(v)
+	s, err := pyval.JSONIndentUnicode(v, 1)
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("derive: %w", err)
 	}
-	b.WriteString(s)
-	return nil
+	return []byte(s), nil
 }
 
 // keyString is the text json.dumps writes for a dict key: a str as it is,
