@@ -7,7 +7,6 @@ import (
 	"math/rand"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/artist-rl/artist/envs"
@@ -93,45 +92,14 @@ func (r *Remote) Run(ctx context.Context, tasks []envs.Task, k int, rng *rand.Ra
 		}
 	}
 	client := &openai.Client{URL: r.URL, HTTP: r.Client, Timeout: r.Timeout, Retries: r.Retries}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var wg sync.WaitGroup
-	var once sync.Once
-	var first error
-	fail := func(err error) { once.Do(func() { first = err; cancel() }) }
-	par := r.Parallel
-	if par <= 0 {
-		par = 8
-	}
-	sem := make(chan struct{}, par)
-launch:
-	for i := range n {
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-			break launch // a trajectory failed: start no more
-		}
-		if ctx.Err() != nil {
-			<-sem
-			break
-		}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			t := &Trajectory{Task: tasks[i/k], Group: i / k}
-			used, err := r.roll(ctx, client, t, seeds[i])
-			if err != nil {
-				fail(err)
-			}
-			trajs[i], toks[i] = t, used
-		}()
-	}
-	wg.Wait()
-	if first == nil && ctx.Err() != nil {
-		first = fmt.Errorf("rollout: %w", ctx.Err())
-	}
-	if first != nil {
-		return nil, nil, first
+	err := inParallel(ctx, n, r.Parallel, func(ctx context.Context, i int) error {
+		t := &Trajectory{Task: tasks[i/k], Group: i / k}
+		used, err := r.roll(ctx, client, t, seeds[i])
+		trajs[i], toks[i] = t, used
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	return trajs, toks, nil
 }
