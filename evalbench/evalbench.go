@@ -186,7 +186,10 @@ type Sample struct {
 	Reward float64            `json:"-"`
 	Stop   rollout.StopReason `json:"stop"`
 	Calls  []rollout.Call     `json:"calls"`
-	Tokens int                `json:"response_tokens"`
+	// Replies are the exchanges with a simulated user (rollout.Reply),
+	// for conversations that have one.
+	Replies []rollout.Reply `json:"replies,omitempty"`
+	Tokens  int             `json:"response_tokens"`
 }
 
 // Summary holds the scores of one benchmark.

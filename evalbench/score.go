@@ -80,7 +80,7 @@ func (s Scorer) grade(task envs.Task, g int, r Rollout) Sample {
 	out := Sample{
 		Bench: s.Bench, ID: task.ID, Index: g, Question: task.Prompt, Gold: task.Answer,
 		Response: t.Response, Extracted: v.Answer, Correct: v.Correct, Verdict: v.Detail,
-		Stop: t.Stop, Calls: t.Calls, Tokens: r.Tokens,
+		Stop: t.Stop, Calls: t.Calls, Replies: t.Replies, Tokens: r.Tokens,
 	}
 	if out.Calls == nil {
 		out.Calls = []rollout.Call{}

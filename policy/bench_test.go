@@ -47,6 +47,7 @@ func BenchmarkBackward(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
+	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := m.Backward(seqs, coef); err != nil {
 			b.Fatal(err)

@@ -18,6 +18,14 @@
 // where libopenblas.so.0 is installed (loaded at run time, no cgo), else
 // pure Go, whose arithmetic is bit for bit that of earlier versions.
 //
+// Memory: a model holds no gradient buffers until it first computes
+// gradients, so models used only for inference (sampling, eval, serve,
+// the KL reference) cost their weights alone. A training graph is compiled
+// per padded batch shape with a static memory plan (kernels whose outputs
+// are never needed at the same time write into one buffer, allocated
+// outside the Go heap and unmapped when the graph closes), and a model
+// keeps the graphs of its recent shapes only up to GraphCacheBytes.
+//
 // Weights load and save as safetensors with HuggingFace tensor names next to
 // a config.json with HuggingFace keys, so a Qwen2 checkpoint directory is a
 // policy directory. Tokenizers load from tokenizer.json; Qwen2.5's encodes

@@ -23,6 +23,14 @@ const (
 	maxGraphs   = 4  // graphs kept per model; the least recently used goes first
 )
 
+// GraphCacheBytes bounds the memory of the compiled training graphs a
+// model keeps (activations, saved values and gradients of each padded
+// shape), beside the count bound of four: after a new graph is built, the
+// least recently used others are closed until the rest fit. The graph in
+// use is always kept, however large. Set it before training starts; 0
+// keeps only the graph in use.
+var GraphCacheBytes int64 = 64 << 20
+
 // trainGraph is one compiled graph for a padded shape (B, T).
 type trainGraph struct {
 	B, T    int
@@ -34,6 +42,10 @@ type trainGraph struct {
 	coef    []float32 // [N] weight of each row's log-prob in the cost
 	logp    *G.Node   // [N] log p(targets[r] | tokens up to r)
 	used    int64     // for least-recently-used eviction
+	eg      *G.ExprGraph
+	saves   []*kernel // forward kernels that keep values for backward
+	bytes   int64     // memory held after a run (sizeBytes); 0 before
+	plan    *memoryPlan
 }
 
 // graphCache holds a model's compiled graphs by padded shape.
@@ -78,11 +90,17 @@ func (m *Model) Backward(seqs [][]int, coef [][]float32) (logp [][]float32, err 
 		return nil, err
 	}
 	tg.vm.Reset()
+	tg.plan.next = 0
 	if err := tg.vm.RunAll(); err != nil {
 		return nil, fmt.Errorf("policy: backward: %w", err)
 	}
+	m.EnableGrads()
 	if err := tg.addGrads(m); err != nil {
 		return nil, err
+	}
+	if tg.bytes == 0 {
+		tg.bytes = tg.sizeBytes()
+		m.graphs.trim(tg)
 	}
 	lp := tg.logp.Value().Data().([]float32)
 	for i, s := range seqs {
@@ -150,7 +168,7 @@ func (m *Model) graph(B, T int) (*trainGraph, error) {
 				oldest, when = k, tg.used
 			}
 		}
-		c.graphs[oldest].vm.Close()
+		c.graphs[oldest].close()
 		delete(c.graphs, oldest)
 	}
 	tg, err := buildGraph(m, B, T)
@@ -162,13 +180,70 @@ func (m *Model) graph(B, T int) (*trainGraph, error) {
 	return tg, nil
 }
 
+// trim closes the least recently used graphs other than keep until the
+// others fit in GraphCacheBytes.
+func (c *graphCache) trim(keep *trainGraph) {
+	for {
+		var total int64
+		var oldest [2]int
+		var victim *trainGraph
+		for k, tg := range c.graphs {
+			if tg == keep {
+				continue
+			}
+			total += tg.bytes
+			if victim == nil || tg.used < victim.used {
+				oldest, victim = k, tg
+			}
+		}
+		if victim == nil || total <= GraphCacheBytes {
+			return
+		}
+		victim.close()
+		delete(c.graphs, oldest)
+	}
+}
+
+// sizeBytes is what the graph holds after a run, apart from the weights
+// it shares with the model: every node's value and the saved values of
+// its forward kernels.
+func (tg *trainGraph) sizeBytes() int64 {
+	shared := make(map[*G.Node]bool, len(tg.params))
+	for _, n := range tg.params {
+		shared[n] = true
+	}
+	var n int64
+	seen := map[uintptr]bool{} // planned outputs share buffers
+	for _, node := range tg.eg.AllNodes() {
+		v := node.Value()
+		if v == nil || shared[node] || v.MemSize() == 0 {
+			continue
+		}
+		if p := v.Uintptr(); !seen[p] {
+			seen[p] = true
+			n += int64(v.MemSize())
+		}
+	}
+	for _, k := range tg.saves {
+		n += int64(len(k.saved)) * 4
+	}
+	return n
+}
+
+// close releases the graph's machine and its planned buffers; the graph
+// must not run again.
+func (tg *trainGraph) close() {
+	tg.vm.Close()
+	tg.plan.release()
+}
+
 // dropGraphs closes and forgets every compiled graph.
 func (m *Model) dropGraphs() {
 	if m.graphs == nil {
 		return
 	}
 	for _, tg := range m.graphs.graphs {
-		tg.vm.Close()
+		tg.close()
 	}
 	m.graphs = nil
 }
@@ -259,11 +334,15 @@ type builder struct {
 	T        int
 	cos, sin []float32 // [T, D/2]
 	pn       map[*Param]*G.Node
+	saves    []*kernel
 }
 
 func (b *builder) op(k *kernel, in ...*G.Node) *G.Node {
 	if b.err != nil {
 		return nil
+	}
+	if k.save != nil {
+		b.saves = append(b.saves, k)
 	}
 	n, err := apply(k, in...)
 	b.err = err
@@ -332,6 +411,13 @@ func buildGraph(m *Model, B, T int) (*trainGraph, error) {
 	if tg.grads, err = G.Grad(cost, tg.params...); err != nil {
 		return nil, fmt.Errorf("policy: graph gradient: %w", err)
 	}
+	tg.plan = &memoryPlan{release: func() {}}
+	if planGraphs {
+		if tg.plan, err = planMemory(eg, append([]*G.Node{tg.logp}, tg.grads...)); err != nil {
+			return nil, err
+		}
+	}
 	tg.vm = G.NewTapeMachine(eg)
+	tg.eg, tg.saves = eg, b.saves
 	return tg, nil
 }

@@ -37,6 +37,8 @@ type kernel struct {
 
 	out   *tensor.Dense // output buffer, reused across runs
 	saved []float32     // what the forward pass saved in the last run
+	plan  *memoryPlan   // the graph's memory plan, which gave out; nil: none
+	pos   int           // position in plan.order
 }
 
 var (
@@ -76,6 +78,11 @@ func (k *kernel) Do(vals ...G.Value) (G.Value, error) {
 	in, shapes, err := k.inputs(vals)
 	if err != nil {
 		return nil, err
+	}
+	if k.plan != nil {
+		if err := k.plan.ran(k); err != nil {
+			return nil, err
+		}
 	}
 	if k.save != nil {
 		n := k.save(shapes)

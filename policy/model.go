@@ -54,8 +54,11 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// Param is one weight tensor, stored row-major. Grad has the same length as
-// Data and accumulates gradients until ZeroGrad.
+// Param is one weight tensor, stored row-major. Grad is nil until the
+// model first computes gradients (Backward, or EnableGrads), so models used
+// only for inference (sampling, eval, serve, the KL reference) hold no
+// gradient memory; from then on it has the same length as Data and
+// accumulates gradients until ZeroGrad.
 type Param struct {
 	Name  string // HuggingFace name, e.g. "model.layers.0.self_attn.q_proj.weight"
 	Shape []int  // HuggingFace layout: linear weights are [out, in]
@@ -129,7 +132,7 @@ func newShell(cfg Config, be backend.Backend) *Model {
 		for _, s := range shape {
 			n *= s
 		}
-		p := &Param{Name: name, Shape: shape, Data: make([]float32, n), Grad: make([]float32, n)}
+		p := &Param{Name: name, Shape: shape, Data: make([]float32, n)}
 		m.Params = append(m.Params, p)
 		return p
 	}
@@ -182,6 +185,17 @@ func (m *Model) ZeroGrad() {
 	}
 }
 
+// EnableGrads allocates the gradient buffers (zeroed) of every parameter
+// that has none yet. Backward calls it; an optimizer calls it before it
+// reads the gradients.
+func (m *Model) EnableGrads() {
+	for _, p := range m.Params {
+		if len(p.Grad) != len(p.Data) {
+			p.Grad = make([]float32, len(p.Data))
+		}
+	}
+}
+
 // NumParams counts scalar weights (a tied head is counted once).
 func (m *Model) NumParams() int {
 	n := 0
@@ -191,8 +205,8 @@ func (m *Model) NumParams() int {
 	return n
 }
 
-// Clone returns a deep copy of the weights (gradients zeroed) on the same
-// backend, used for the frozen reference policy.
+// Clone returns a deep copy of the weights (without gradient buffers) on
+// the same backend, used for the frozen reference policy.
 func (m *Model) Clone() *Model {
 	c := newShell(m.Config, m.be)
 	for i, p := range m.Params {

@@ -157,20 +157,47 @@ func (e *Engine) Run(ctx context.Context, tasks []envs.Task, rng *rand.Rand) ([]
 	}
 	defer closeTools(rows)
 	sess := e.Policy.NewSession(len(rows), maxLen)
+	var calls *toolCalls // the last step's calls, running while the other rows decode
 	for {
 		if err := ctx.Err(); err != nil {
+			calls.finish(r)
 			return nil, fmt.Errorf("rollout: %w", err)
 		}
 		feed, active := feeds(rows)
+		logits := sess.Step(feed)
+		if calls != nil {
+			calls.finish(r)
+			calls = nil
+			feed, resumed := feeds(rows)
+			for _, i := range resumed {
+				logits[i] = nil // filled by the step below
+			}
+			for i, l := range sess.Step(feed) {
+				if l != nil {
+					logits[i] = l
+				}
+			}
+			active = mergeRows(active, resumed)
+		}
 		if len(active) == 0 {
 			break
 		}
-		if err := r.step(sess.Step(feed), rows, active, rng); err != nil {
+		if err := r.step(logits, rows, active, rng); err != nil {
 			return nil, err
 		}
-		r.callTools(ctx, rows)
+		calls = r.startTools(ctx, rows)
 	}
 	return r.collect(rows)
+}
+
+// mergeRows returns the sorted union of two sorted, disjoint row lists.
+func mergeRows(a, b []int) []int {
+	if len(b) == 0 {
+		return a
+	}
+	out := append(slices.Clone(a), b...)
+	slices.Sort(out)
+	return out
 }
 
 func (e *Engine) newRunner() (*runner, error) {
@@ -354,7 +381,7 @@ func (w *row) end(s StopReason) {
 // hears of it (toolLoop.endTurn), and the policy goes on.
 //
 // With an envs.UserTool the next message comes from the trajectory's user
-// instead: the row waits (replying) until callTools has asked for it.
+// instead: the row waits (replying) until startTools has asked for it.
 func (r *runner) endTurn(w *row, s StopReason) {
 	if r.maxReplies > 0 {
 		if w.model >= r.cfg.MaxResponseTokens {
@@ -408,35 +435,6 @@ func (r *runner) codeInput(seg []int) string {
 		text = text[:end]
 	}
 	return codeAfterOpen(text, r.openCode)
-}
-
-// callTools runs the calls of all paused rows, and asks the users of all
-// replying rows, concurrently, and applies the results in row order.
-func (r *runner) callTools(ctx context.Context, rows []*row) {
-	var paused []*row
-	for _, w := range rows {
-		if w.state == calling || w.state == replying {
-			paused = append(paused, w)
-		}
-	}
-	results := make([]envs.Result, len(paused))
-	replies := make([]string, len(paused))
-	ended := make([]bool, len(paused))
-	parallel(len(paused), func(k int) {
-		w := paused[k]
-		if w.state == replying {
-			replies[k], ended[k] = w.loop.reply(ctx, w.said)
-			return
-		}
-		results[k] = w.loop.call(ctx, w.code)
-	})
-	for k, w := range paused {
-		if w.state == replying {
-			r.applyReply(w, replies[k], ended[k])
-			continue
-		}
-		r.apply(w, results[k])
-	}
 }
 
 // applyReply appends a user's reply (rendered by UserTurn, cut to

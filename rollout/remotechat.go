@@ -34,13 +34,19 @@ type ChatAdapter interface {
 // each tool call the answer holds runs through the same tool loop as
 // Engine and Remote (one call, one tool block), and its result goes back
 // as a tool message. A turn ends when an answer holds no call; a later
-// user turn of a multi-turn task then follows, as in Engine.
+// user turn of a multi-turn task then follows, as in Engine. With an
+// envs.UserTool the next user message comes from the trajectory's user
+// instead (envs.UserSession.Reply with the answer's content, as Remote
+// asks it), as a user message, until the user ends the conversation,
+// MaxReplies messages were given or the budget is spent; each exchange is
+// recorded in Replies and the user's message transcribed as UserTurnText.
 //
-// The trajectories have Task, Group, Calls, Turns and Stop filled, and a
-// Response that transcribes the conversation in Format's tags (content as
-// written; each call as a code block holding its input, followed by
-// ResultBlock of its result; later user turns as UserTurnText), so the
-// family's judge and rewards read it as they read the other rollouts.
+// The trajectories have Task, Group, Calls, Turns, Replies and Stop
+// filled, and a Response that transcribes the conversation in Format's
+// tags (content as written; each call as a code block holding its input,
+// followed by ResultBlock of its result; later user turns as
+// UserTurnText), so the family's judge and rewards read it as they read
+// the other rollouts.
 // Run returns the completion tokens of each.
 type RemoteChat struct {
 	// URL is the server's address (see openai.Client.URL); Model is sent
@@ -181,6 +187,15 @@ func (r *RemoteChat) roll(ctx context.Context, client *openai.Client, t *Traject
 		if strings.Contains(content, Close(r.Format.Answer)) {
 			end = StopAnswer
 		}
+		if _, ok := userTool(r.Tool); ok {
+			msg, ok := r.reply(ctx, loop, t, content, end, used)
+			if !ok {
+				return used, nil
+			}
+			resp.WriteString(UserTurnText(msg))
+			msgs = append(msgs, openai.ChatMessage{Role: "user", Content: openai.Text(msg)})
+			continue
+		}
 		next, stop := loop.endTurn(end, false)
 		if t.Stop = stop; stop != "" {
 			return used, nil
@@ -192,6 +207,26 @@ func (r *RemoteChat) roll(ctx context.Context, client *openai.Client, t *Traject
 		resp.WriteString(UserTurnText(t.Task.Turns[next]))
 		msgs, tools = append(msgs, msg), append(tools, more...)
 	}
+}
+
+// reply asks the trajectory's user (an envs.UserSession) for the message
+// that answers said, the content of the answer that ended the policy's
+// turn with end, as Remote does; the message is cut to MaxResultTokens.
+// ok is false when the conversation ends there, t.Stop then set: end when
+// the user ended it or MaxReplies was reached, StopLength when the
+// response budget is spent.
+func (r *RemoteChat) reply(ctx context.Context, loop *toolLoop, t *Trajectory, said string, end StopReason, used int) (string, bool) {
+	if used >= r.Config.MaxResponseTokens {
+		t.Stop = StopLength
+		return "", false
+	}
+	msg, done := loop.reply(ctx, said)
+	if done {
+		t.Stop = end
+		return "", false
+	}
+	msg, _ = fitBytes(msg, replyLimit(r.Config, 0))
+	return msg, true
 }
 
 // calls runs the calls of one answer in order, transcribes them and

@@ -3,10 +3,12 @@ package rollout
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/artist-rl/artist/envs"
@@ -102,5 +104,102 @@ func TestCompleteOnToken(t *testing.T) {
 	}
 	if !slices.Equal(ids, comp.Tokens) || !slices.Equal(logps, comp.LogProbs) || len(ids) < 2 || !comp.EOS {
 		t.Errorf("seen %v %v, completion %v %v", ids, logps, comp.Tokens, comp.LogProbs)
+	}
+}
+
+// userChatServer answers a chat request with one echo call of the last
+// user message, and, once its result is in, with the content say. It
+// records the user messages of the last request.
+func userChatServer(t *testing.T, say string, users *[]string) *httptest.Server {
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req openai.ChatRequest
+		json.NewDecoder(r.Body).Decode(&req)
+		var seen []string
+		last, called := "", false
+		for _, m := range req.Messages {
+			switch m.Role {
+			case "user":
+				last, _ = openai.MessageText(m.Content)
+				seen, called = append(seen, last), false
+			case "tool":
+				called = true
+			}
+		}
+		mu.Lock()
+		*users = seen
+		mu.Unlock()
+		msg := openai.AnswerMessage{Role: "assistant", Content: openai.Ptr(say)}
+		if !called {
+			msg.Content = nil
+			msg.ToolCalls = []openai.ToolCall{{ID: "c", Type: "function", Function: openai.FunctionCall{Name: "echo", Arguments: last}}}
+		}
+		json.NewEncoder(w).Encode(openai.ChatCompletion{Choices: []openai.ChatChoice{{Message: msg, FinishReason: "stop"}}, Usage: openai.Usage{CompletionTokens: 1}})
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestRemoteChatUserReplies: with an envs.UserTool, each answer without
+// calls is said to the trajectory's user, whose reply is the next user
+// message, until the user ends the conversation, MaxReplies is reached
+// or the budget is spent, as Engine and Remote do; calls after a reply
+// run in its turn, and every exchange is recorded.
+func TestRemoteChatUserReplies(t *testing.T) {
+	cases := []struct {
+		name         string
+		say          string
+		replies, max int
+		budget       int
+		users        []string // user messages of the last request
+		heard        []string
+		stop         StopReason
+		turns        int
+	}{
+		{"user ends after two replies", "ok", 2, 5, 100, []string{"q", "u1:ok", "u2:ok"}, []string{"ok", "ok", "ok"}, StopEOS, 3},
+		{"answer tags are said", "<answer>x</answer>", 1, 5, 100, []string{"q", "u1:<answer>x</answer>"}, []string{"<answer>x</answer>", "<answer>x</answer>"}, StopAnswer, 2},
+		{"max replies ends it", "hi", 9, 1, 100, []string{"q", "u1:hi"}, []string{"hi"}, StopEOS, 2},
+		{"budget ends it", "hello", 9, 5, 2, []string{"q"}, nil, StopLength, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var seen []string
+			srv := userChatServer(t, c.say, &seen)
+			users := &echoUsers{replies: c.replies, max: c.max}
+			cfg := DefaultConfig()
+			cfg.Temperature, cfg.MaxToolCalls, cfg.MaxResponseTokens = 0, 8, c.budget
+			rc := &RemoteChat{URL: srv.URL, Tool: users, Format: DefaultFormat(), Config: cfg, Chat: echoChat{}}
+			trajs, _, err := rc.Run(context.Background(), []envs.Task{{ID: "c", Prompt: "q"}}, 1, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr := trajs[0]
+			if tr.Stop != c.stop || tr.Turns != c.turns || !slices.Equal(seen, c.users) {
+				t.Fatalf("stop %s turns %d users %q, want %s %d %q", tr.Stop, tr.Turns, seen, c.stop, c.turns, c.users)
+			}
+			if len(users.sessions) != 1 || !slices.Equal(users.sessions[0].heard, c.heard) {
+				t.Fatalf("user heard %v, want %q", users.sessions, c.heard)
+			}
+			if len(tr.Replies) != len(c.heard) {
+				t.Fatalf("%d replies recorded, want %d", len(tr.Replies), len(c.heard))
+			}
+			for k, r := range tr.Replies {
+				want := Reply{Said: c.heard[k], Done: k == c.replies}
+				if !want.Done {
+					want.Message = fmt.Sprintf("u%d:%s", k+1, c.heard[k])
+				}
+				if r != want {
+					t.Errorf("reply %d = %+v, want %+v", k, r, want)
+				}
+			}
+			for k, call := range tr.Calls {
+				if want := fmt.Sprintf("%s@%d", c.users[k], k); call.Turn != k || call.Result.Output != want {
+					t.Errorf("call %d: turn %d output %q, want turn %d output %q", k, call.Turn, call.Result.Output, k, want)
+				}
+				if k > 0 && !strings.Contains(tr.Response, UserTurnText(c.users[k])) {
+					t.Errorf("response %q lacks user turn %q", tr.Response, c.users[k])
+				}
+			}
+		})
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"github.com/artist-rl/artist/policy"
+	"github.com/artist-rl/artist/policy/backend"
+	"github.com/artist-rl/artist/policy/backend/cpu"
 )
 
 // AdamWConfig sets the optimizer. Defaults are those of PyTorch's AdamW and
@@ -58,25 +60,38 @@ func (c AdamWConfig) Validate() error {
 // in float32, like the weights. It is not safe for concurrent use.
 type AdamW struct {
 	cfg    AdamWConfig
+	be     backend.Backend // runs the element update (Kernels.AdamW)
 	params []*policy.Param
 	m, v   [][]float32 // per param, same length as Data
 	step   int         // updates applied so far
 }
 
-// NewAdamW returns an optimizer at step 0 with zero moments. It panics when
-// cfg is invalid, two params share a name or a pointer, or a param's Grad
-// and Data differ in length: the caller wired the model wrong.
+// NewAdamW returns an optimizer at step 0 with zero moments whose element
+// update runs on the pure-Go backend; NewAdamWOn chooses the backend.
 func NewAdamW(params []*policy.Param, cfg AdamWConfig) *AdamW {
+	return NewAdamWOn(cpu.NewGo(), params, cfg)
+}
+
+// NewAdamWOn returns an optimizer at step 0 with zero moments whose element
+// update runs on be (pass the model's Backend, so the update runs where the
+// weights live). A param without gradient buffers (an inference model's)
+// gets zeroed ones. It panics when cfg is invalid, two params share a name,
+// or a param's Grad and Data differ in length: the caller wired the model
+// wrong.
+func NewAdamWOn(be backend.Backend, params []*policy.Param, cfg AdamWConfig) *AdamW {
 	if err := cfg.Validate(); err != nil {
 		panic(err)
 	}
-	o := &AdamW{cfg: cfg, params: params, m: make([][]float32, len(params)), v: make([][]float32, len(params))}
+	o := &AdamW{cfg: cfg, be: be, params: params, m: make([][]float32, len(params)), v: make([][]float32, len(params))}
 	seen := make(map[string]bool, len(params))
 	for i, p := range params {
 		if seen[p.Name] {
 			panic(fmt.Sprintf("trainer: NewAdamW: param %q listed twice", p.Name))
 		}
 		seen[p.Name] = true
+		if p.Grad == nil {
+			p.Grad = make([]float32, len(p.Data))
+		}
 		if len(p.Grad) != len(p.Data) {
 			panic(fmt.Sprintf("trainer: NewAdamW: param %q has %d grads for %d weights", p.Name, len(p.Grad), len(p.Data)))
 		}
@@ -116,28 +131,13 @@ func (o *AdamW) Step(lr float64) (gradNorm float64) {
 		if len(p.Shape) >= 2 {
 			decay = 1 - lr*o.cfg.WeightDecay
 		}
-		o.update(p, o.m[i], o.v[i], elemCoefs{
-			scale: float32(scale), decay: float32(decay),
-			stepSize: float32(lr / bc1), rootBC2: float32(math.Sqrt(bc2)),
-			b1: float32(o.cfg.Beta1), b2: float32(o.cfg.Beta2), eps: float32(o.cfg.Eps),
+		o.be.AdamW(backend.Host(p.Data), backend.Host(p.Grad), backend.Host(o.m[i]), backend.Host(o.v[i]), backend.AdamWStep{
+			Scale: float32(scale), Decay: float32(decay),
+			StepSize: float32(lr / bc1), RootBC2: float32(math.Sqrt(bc2)),
+			Beta1: float32(o.cfg.Beta1), Beta2: float32(o.cfg.Beta2), Eps: float32(o.cfg.Eps),
 		})
 	}
 	return norm
-}
-
-// elemCoefs are the float32 constants of one step's element update.
-type elemCoefs struct {
-	scale, decay, stepSize, rootBC2, b1, b2, eps float32
-}
-
-func (o *AdamW) update(p *policy.Param, m, v []float32, c elemCoefs) {
-	for j, g := range p.Grad {
-		g *= c.scale
-		m[j] = c.b1*m[j] + (1-c.b1)*g
-		v[j] = c.b2*v[j] + (1-c.b2)*g*g
-		denom := float32(math.Sqrt(float64(v[j])))/c.rootBC2 + c.eps
-		p.Data[j] = p.Data[j]*c.decay - c.stepSize*m[j]/denom
-	}
 }
 
 // gradNorm is the L2 norm of all gradients, accumulated in float64.

@@ -179,6 +179,19 @@ func TestAdamWSetStateErrors(t *testing.T) {
 	}
 }
 
+// TestNewAdamWAllocatesGradients checks that a param without gradient
+// buffers (a model that has only run inference) gets zeroed ones.
+func TestNewAdamWAllocatesGradients(t *testing.T) {
+	p := &policy.Param{Name: "w", Shape: []int{3}, Data: []float32{1, 2, 3}}
+	o := NewAdamW([]*policy.Param{p}, DefaultAdamWConfig())
+	if len(p.Grad) != 3 || p.Grad[0] != 0 {
+		t.Fatalf("Grad = %v, want three zeros", p.Grad)
+	}
+	if norm := o.Step(0.1); norm != 0 || p.Data[2] != 3 {
+		t.Errorf("a step on zero gradients: norm %g, weights %v; want 0 and unchanged weights", norm, p.Data)
+	}
+}
+
 func TestNewAdamWPanics(t *testing.T) {
 	p := &policy.Param{Name: "w", Shape: []int{1}, Data: []float32{0}, Grad: []float32{0}}
 	tests := []struct {
@@ -187,7 +200,7 @@ func TestNewAdamWPanics(t *testing.T) {
 		cfg    AdamWConfig
 	}{
 		{"duplicate", []*policy.Param{p, p}, DefaultAdamWConfig()},
-		{"grad length", []*policy.Param{{Name: "x", Data: []float32{0}}}, DefaultAdamWConfig()},
+		{"grad length", []*policy.Param{{Name: "x", Data: []float32{0}, Grad: []float32{0, 0}}}, DefaultAdamWConfig()},
 		{"bad beta2", []*policy.Param{p}, AdamWConfig{Beta1: 0.9, Beta2: 1, Eps: 1e-8}},
 	}
 	for _, tc := range tests {

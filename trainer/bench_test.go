@@ -87,8 +87,9 @@ func BenchmarkTrainStep(b *testing.B) {
 	seqs := randomTokens(rng, benchBatch, benchLen, benchVocab)
 	coef := tokenMeanCoef(seqs)
 	cfg := DefaultAdamWConfig()
-	opt := NewAdamW(m.Params, cfg)
+	opt := NewAdamWOn(m.Backend(), m.Params, cfg)
 	trainStep(b, m, opt, seqs, coef, 1e-4) // compile the graph
+	b.ReportAllocs()
 	for b.Loop() {
 		trainStep(b, m, opt, seqs, coef, 1e-4)
 	}
@@ -102,6 +103,7 @@ func BenchmarkTrainStep(b *testing.B) {
 func BenchmarkSampleKV(b *testing.B) {
 	m, rng := benchModel(b)
 	prompts := randomTokens(rng, benchSeqs, benchPrompt, benchVocab)
+	b.ReportAllocs()
 	for b.Loop() {
 		decodeGreedy(m, prompts, benchSteps)
 	}

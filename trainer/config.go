@@ -74,6 +74,9 @@ type PromptConfig struct {
 	// System is the system turn of the chat template; empty uses Qwen's
 	// default. Write here how to use the tags and the code tool.
 	System string `yaml:"system"`
+	// Demos puts task-library demonstrations before each task (ART
+	// prompting); none by default.
+	Demos DemosConfig `yaml:"demos"`
 }
 
 // ToolConfig selects the tool that runs the policy's calls.
@@ -92,21 +95,30 @@ type ToolConfig struct {
 	Library LibraryConfig `yaml:"library"`
 }
 
-// LibraryConfig is a library of verified Go functions (envs/toollib) that
-// the policy retrieves from and may grow. Each trajectory retrieves the K
-// functions most relevant to its task: the prompt lists their signatures
-// and its snippets can call them. With Grow, a documented function with
-// examples that the policy writes in a successful call joins the library
-// once its examples pass; the grown library is saved as tools.json in the
-// run folder at each checkpoint, and a resumed run continues from it.
+// LibraryConfig is a database of verified Go functions (envs/toollib)
+// that the policy retrieves from and may grow. Each trajectory retrieves
+// the K approved functions most relevant to its task: the prompt lists
+// their signatures and its snippets can call them. With Grow, a documented
+// function with examples that the policy writes in a successful call joins
+// a working copy of the database once its examples pass, as pending (it
+// runs nowhere but in verification until a person approves it with artist
+// tools approve) or, with AutoApprove, as approved; the copy is saved as
+// tools.db in the run folder at each checkpoint, and a resumed run
+// continues from it. Review the pending tools of that file once the run
+// ends: the next checkpoint of a running run replaces it.
 type LibraryConfig struct {
-	// Path is the library file (artist tools add builds one). Empty
-	// (default) runs without a library.
+	// Path is the tool database (artist tools add builds one; artist
+	// tools import converts a JSON library). Empty (default) runs
+	// without a library.
 	Path string `yaml:"path"`
 	// K is how many functions each task retrieves. Default 3.
 	K int `yaml:"k"`
 	// Grow adds verified functions the policy writes. Default false.
 	Grow bool `yaml:"grow"`
+	// AutoApprove approves grown functions at once, so that later tasks
+	// retrieve them, for unattended runs; the run's log says so at the
+	// start. Needs Grow. Default false.
+	AutoApprove bool `yaml:"auto_approve"`
 }
 
 // RewardConfig weights reward components.
@@ -143,6 +155,11 @@ type WarmStartConfig struct {
 	// as several passes whose gradients add up, which bounds memory on
 	// long sequences. 0 (default) runs the whole batch at once.
 	MicroBatch int `yaml:"micro_batch"`
+	// Library, when set, is a task library file (envs/library) whose
+	// demonstrations, all of them in file order, replace the family's
+	// generated ones; Demos and ToolFraction are then ignored. Empty
+	// (default) uses the family's.
+	Library string `yaml:"library"`
 }
 
 // GRPOConfig is the reinforcement-learning phase.
@@ -178,11 +195,39 @@ type GRPOConfig struct {
 	// MaxGradNorm clips the global gradient norm; 0 disables. Default 1.
 	MaxGradNorm float64 `yaml:"max_grad_norm"`
 	// MaskTruncated drops rollouts that hit the length budget from the loss,
-	// as the paper does. Default true.
+	// as the paper does (TRL's mask_truncated_completions, DAPO's overlong
+	// filtering). Default true. It is the masking half of overlong
+	// handling; Overlong adds the soft penalty.
 	MaskTruncated bool `yaml:"mask_truncated"`
+	// MaskToolOutput keeps tool-result tokens out of the loss, as the
+	// paper does. false is the ablation that puts them in (the warm start
+	// masks them either way). Default true.
+	MaskToolOutput bool `yaml:"mask_tool_output"`
 	// MicroBatch bounds the sequences of one backward pass, as
 	// warmstart.micro_batch. 0 (default) runs each mini-batch at once.
 	MicroBatch int `yaml:"micro_batch"`
+	// ClipRatioC is the dual clip for negative advantages (verl's
+	// clip_ratio_c): where A < 0 a token's loss is at most −A·c. 0
+	// (default) turns it off; otherwise > 1 (verl's default is 3).
+	// Logs clip/frac_lower when on.
+	ClipRatioC float64 `yaml:"clip_ratio_c"`
+	// KLClamp bounds the k3 KL term to [−kl_clamp, kl_clamp], as verl's
+	// low_var_kl does with 10; no gradient flows where it saturates. 0
+	// (default) leaves k3 unbounded.
+	KLClamp float64 `yaml:"kl_clamp"`
+	// EmptySeqs is how seq-mean-token-mean and seq-mean-token-sum-norm
+	// treat a sequence with no loss token: "count" (default, TRL: it adds
+	// 0 and still counts in the number of sequences) or "exclude" (verl's
+	// agg_loss: the mean runs over non-empty sequences only). token-mean
+	// is the same under both.
+	EmptySeqs string `yaml:"empty_seqs"`
+	// DynamicSampling is DAPO's dynamic sampling (DynamicSamplingConfig),
+	// off by default. When on, reward/ and rollout/ metrics cover every
+	// rollout drawn, the loss only the groups trained on.
+	DynamicSampling DynamicSamplingConfig `yaml:"dynamic_sampling"`
+	// Overlong is DAPO's soft punishment of responses near the length
+	// budget (OverlongConfig), off by default.
+	Overlong OverlongConfig `yaml:"overlong"`
 }
 
 // EvalConfig measures the policy on the held-out split.
@@ -231,7 +276,7 @@ func DefaultConfig() Config {
 			RopeTheta: 10000, RMSNormEps: 1e-6, TieWordEmbeddings: true,
 		},
 		Format:    rollout.DefaultFormat(),
-		Prompt:    PromptConfig{Template: "plain"},
+		Prompt:    PromptConfig{Template: "plain", Demos: DemosConfig{K: 3}},
 		Task:      defaultTaskConfig(),
 		Tool:      ToolConfig{Kind: "sandbox", Sandbox: sandbox.DefaultConfig(), Library: LibraryConfig{K: 3}},
 		Rollout:   rc,
@@ -240,7 +285,9 @@ func DefaultConfig() Config {
 		GRPO: GRPOConfig{
 			Steps: 100, BatchSize: 8, Advantage: "grpo", Epochs: 1, MiniBatches: 1,
 			EpsLow: 0.2, EpsHigh: 0.28, Agg: "seq-mean-token-mean", LR: 2e-4,
-			WarmupSteps: 5, MaxGradNorm: 1, MaskTruncated: true,
+			WarmupSteps: 5, MaxGradNorm: 1, MaskTruncated: true, MaskToolOutput: true,
+			EmptySeqs: EmptyCount, DynamicSampling: DynamicSamplingConfig{MaxDraws: 4},
+			Overlong: OverlongConfig{Mode: OverlongModeNone, Penalty: 1},
 		},
 		Eval:       EvalConfig{Every: 25, Samples: 1, Temperature: 0, SaveSamples: 8},
 		Checkpoint: CheckpointConfig{Every: 50, WarmStartEvery: 200, Keep: 2},
@@ -271,6 +318,9 @@ func (c *Config) Validate() error {
 	if c.Prompt.Template != "plain" && c.Prompt.Template != "chat" {
 		return fmt.Errorf("config: prompt.template %q is unknown: use plain or chat", c.Prompt.Template)
 	}
+	if err := c.Prompt.Demos.validate(); err != nil {
+		return err
+	}
 	fam, err := c.Task.validate(c.WarmStart.Steps)
 	if err != nil {
 		return err
@@ -290,7 +340,10 @@ func (c *Config) Validate() error {
 	if err := c.WarmStart.validate(); err != nil {
 		return err
 	}
-	if err := c.GRPO.validate(); err != nil {
+	if err := c.WarmStart.validateLibrary(); err != nil {
+		return err
+	}
+	if err := c.GRPO.validate(c.Rollout.MaxResponseTokens); err != nil {
 		return err
 	}
 	return c.validateEvalCheckpoint()
@@ -316,6 +369,9 @@ func (c *Config) validateTool(fam family.Family) error {
 	}
 	if l := c.Tool.Library; l.Path != "" && c.Tool.Kind != family.SandboxTool {
 		return fmt.Errorf("config: tool.library holds Go functions for the sandbox, but tool.kind is %s: clear tool.library.path or use tool.kind: sandbox", c.Tool.Kind)
+	}
+	if l := c.Tool.Library; l.AutoApprove && !l.Grow {
+		return fmt.Errorf("config: tool.library.auto_approve approves grown tools, but tool.library.grow is false: set grow: true or drop auto_approve")
 	}
 	if c.Tool.Library.K < 0 {
 		return fmt.Errorf("config: tool.library.k must be >= 0, got %d", c.Tool.Library.K)
@@ -368,7 +424,7 @@ func (w WarmStartConfig) validate() error {
 	return nil
 }
 
-func (g GRPOConfig) validate() error {
+func (g GRPOConfig) validate(maxResponseTokens int) error {
 	switch {
 	case g.Steps < 0:
 		return fmt.Errorf("config: grpo.steps must be >= 0, got %d", g.Steps)
@@ -396,11 +452,12 @@ func (g GRPOConfig) validate() error {
 	if err := lc.Validate(); err != nil {
 		return fmt.Errorf("config: grpo: %w", err)
 	}
-	return nil
+	return g.validateVariants(maxResponseTokens)
 }
 
 func (g GRPOConfig) lossConfig(maxTokens int) LossConfig {
-	return LossConfig{EpsLow: g.EpsLow, EpsHigh: g.EpsHigh, Beta: g.Beta, Agg: g.Agg, MaxTokens: maxTokens}
+	return LossConfig{EpsLow: g.EpsLow, EpsHigh: g.EpsHigh, Beta: g.Beta, Agg: g.Agg, MaxTokens: maxTokens,
+		ClipRatioC: g.ClipRatioC, KLClamp: g.KLClamp, EmptySeqs: g.EmptySeqs}
 }
 
 func (c *Config) validateEvalCheckpoint() error {

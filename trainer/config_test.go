@@ -39,6 +39,7 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"bad micro batch", "grpo:\n  micro_batch: -1\n", nil, []string{"grpo.micro_batch"}},
 		{"library without sandbox", "tool:\n  kind: disabled\n  library:\n    path: tools.json\n", nil, []string{"tool.library", "tool.kind: sandbox"}},
 		{"negative library k", "tool:\n  library:\n    k: -1\n", nil, []string{"tool.library.k"}},
+		{"auto-approve without grow", "tool:\n  library:\n    path: tools.db\n    auto_approve: true\n", nil, []string{"tool.library.auto_approve", "grow: true"}},
 		{"bad task", "task:\n  name: chess\n", nil, []string{"task.name", "arith"}},
 		{"bad template", "prompt:\n  template: llama\n", nil, []string{"prompt.template", "plain or chat"}},
 		{"bad reward", "reward:\n  weights:\n    style: 1\n", nil, []string{"reward.weights", "answer"}},

@@ -26,6 +26,9 @@ type EvalResult struct {
 	// rollouts it applies to, divided by all rollouts.
 	Parts map[string]float64 `json:"reward_parts,omitempty"`
 	N     int                `json:"n"` // rollouts scored
+	// Groups breaks the result down by task group, for families that name
+	// groups (taskGrouper); nil otherwise.
+	Groups map[string]EvalResult `json:"groups,omitempty"`
 }
 
 // evalChunk bounds how many tasks decode together during evaluation.
@@ -59,15 +62,9 @@ func (r *Run) score(trajs []*rollout.Trajectory, k int) EvalResult {
 	if len(trajs) == 0 {
 		return EvalResult{}
 	}
-	tasks := make([]envs.Task, len(trajs)/k)
-	rolls := make([]evalbench.Rollout, len(trajs))
-	for i, t := range trajs {
-		tasks[i/k] = t.Task
-		rolls[i] = evalbench.Rollout{Traj: t, Tokens: t.ModelTokens()}
-	}
-	sc := evalbench.Scorer{Bench: r.Cfg.Task.Name, Judge: r.Tasks, Parts: r.Reward}
-	_, tally := sc.Tally(tasks, rolls, k)
-	return resultOf(tally)
+	res := resultOf(r.tally(trajs, k))
+	res.Groups = r.groupResults(trajs, k)
+	return res
 }
 
 // resultOf averages a tally over its rollouts (tool failures over calls).

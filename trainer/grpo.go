@@ -41,7 +41,7 @@ func GroupAdvantages(rewards []float64, groupSize int, scaleStd bool, eps float6
 // groupAdvantage fills dst with the advantages of one group and reports
 // whether the group has any reward spread; dst stays zero when it has none.
 func groupAdvantage(r, dst []float64, scaleStd bool, eps float64) bool {
-	if !slices.ContainsFunc(r, func(x float64) bool { return x != r[0] }) {
+	if !hasSpread(r) {
 		return false
 	}
 	mean := 0.0
@@ -151,11 +151,35 @@ type LossConfig struct {
 	// MaxTokens is the constant divisor of AggSeqMeanTokenSumNorm, usually
 	// the response token budget. Default 0; must be > 0 in that mode.
 	MaxTokens int `yaml:"max_tokens"`
+	// ClipRatioC is dual-clip PPO's bound for negative advantages (Ye et
+	// al., arXiv 1912.09729; verl's clip_ratio_c): where A < 0 a token's
+	// loss is at most −A·ClipRatioC, so a ratio far above 1 cannot blow
+	// up the loss. 0 (default) disables it; otherwise it must be > 1
+	// (verl uses 3).
+	ClipRatioC float64 `yaml:"clip_ratio_c"`
+	// KLClamp bounds the k3 term to [−KLClamp, KLClamp] where it enters
+	// the loss, as verl's "low_var_kl" does with 10; the clamp passes no
+	// gradient where it saturates. 0 (default) leaves k3 unbounded.
+	KLClamp float64 `yaml:"kl_clamp"`
+	// EmptySeqs says how the sequence-mean modes treat a sequence with no
+	// mask-1 tokens: EmptyCount ("count", default; "" means the same)
+	// or EmptyExclude ("exclude"). token-mean is the same under both.
+	EmptySeqs string `yaml:"empty_seqs"`
 }
+
+// Conventions for sequences with no mask-1 tokens (LossConfig.EmptySeqs).
+const (
+	// EmptyCount lets an empty sequence count in N: it adds 0 to the sum
+	// and still divides it, as TRL does.
+	EmptyCount = "count"
+	// EmptyExclude leaves empty sequences out of N, as verl's agg_loss
+	// does (its seq_mask of sequences with at least one loss token).
+	EmptyExclude = "exclude"
+)
 
 // DefaultLossConfig returns the documented defaults.
 func DefaultLossConfig() LossConfig {
-	return LossConfig{EpsLow: 0.2, EpsHigh: 0.2, Agg: AggSeqMeanTokenMean}
+	return LossConfig{EpsLow: 0.2, EpsHigh: 0.2, Agg: AggSeqMeanTokenMean, EmptySeqs: EmptyCount}
 }
 
 // Validate names the first bad field and how to fix it.
@@ -167,6 +191,12 @@ func (c LossConfig) Validate() error {
 		return fmt.Errorf("trainer: eps_high = %g must be a finite value ≥ 0 (the paper uses 0.2)", c.EpsHigh)
 	case !(c.Beta >= 0) || math.IsInf(c.Beta, 1):
 		return fmt.Errorf("trainer: beta = %g must be a finite value ≥ 0 (0 disables the KL term)", c.Beta)
+	case !(c.ClipRatioC == 0 || c.ClipRatioC > 1) || math.IsInf(c.ClipRatioC, 1):
+		return fmt.Errorf("trainer: clip_ratio_c = %g must be 0 (off) or a finite value > 1 (verl uses 3)", c.ClipRatioC)
+	case !(c.KLClamp >= 0) || math.IsInf(c.KLClamp, 1):
+		return fmt.Errorf("trainer: kl_clamp = %g must be 0 (off) or a finite value > 0 (verl uses 10)", c.KLClamp)
+	case c.EmptySeqs != "" && c.EmptySeqs != EmptyCount && c.EmptySeqs != EmptyExclude:
+		return fmt.Errorf("trainer: unknown empty_seqs %q (valid: %s, the default, or %s)", c.EmptySeqs, EmptyCount, EmptyExclude)
 	}
 	switch c.Agg {
 	case AggSeqMeanTokenMean, AggTokenMean:
@@ -197,6 +227,10 @@ type LossOutput struct {
 	PolicyLoss float64 // Agg(−surrogate), for loss/policy
 	KL         float64 // mean k3 over all mask-1 tokens, for loss/kl (0 without RefLogP)
 	ClipFrac   float64 // fraction of mask-1 tokens whose clipped branch is active, for clip/frac
+	// ClipFracLower is the fraction of mask-1 tokens where the dual clip
+	// −A·ClipRatioC is active (verl's pg_clipfrac_lower), for
+	// clip/frac_lower; 0 when ClipRatioC is 0.
+	ClipFracLower float64
 	// Coef[i][t] = ∂Loss/∂LogP[i][t]; exactly 0 where Mask[i][t] == 0.
 	Coef [][]float32
 }
@@ -208,23 +242,30 @@ type LossOutput struct {
 //
 //	r  = exp(clamp(logp − old, ±20))
 //	s  = min(r·A, clip(r, 1−EpsLow, 1+EpsHigh)·A)
+//	s  = max(s, c·A)  where A < 0, when c = ClipRatioC > 0 (dual clip)
 //	d  = clamp(ref − logp, ±20),  k3 = exp(d) − d − 1
+//	k3 = clamp(k3, ±KLClamp)  when KLClamp > 0
 //	ℓ  = −s + β·k3
-//	∂ℓ/∂logp = −A·r (unclipped branch active, ties included) or 0 (clipped)
-//	         + β·(1 − exp(d))
+//	∂ℓ/∂logp = −A·r (unclipped branch active, ties included) or 0 (clipped
+//	           or dual-clipped) + β·(1 − exp(d))
 //
-// A clamp passes no gradient where it saturates, as torch.clamp does. When
-// Beta == 0 but RefLogP is given, k3 is still measured for KL. The
-// per-token losses are aggregated by cfg.Agg:
+// A clamp passes no gradient where it saturates, as torch.clamp does; the
+// dual clip is active only where c·A is strictly the larger. This is
+// verl's compute_policy_loss and kl_penalty("low_var_kl") term by term
+// (testdata/verl_golden.json). When Beta == 0 but RefLogP is given, k3 is
+// still measured for KL. The per-token losses are aggregated by cfg.Agg:
 //
 //	seq-mean-token-mean:      (1/N) Σ_i (1/n_i) Σ_t ℓ_it
 //	token-mean:               (1/Σ_i n_i) Σ_i Σ_t ℓ_it
 //	seq-mean-token-sum-norm:  (1/N) Σ_i (1/MaxTokens) Σ_t ℓ_it
 //
-// where N = len(seqs) and n_i counts sequence i's mask-1 tokens. A sequence
-// with no mask-1 tokens (e.g. a truncated rollout masked out) contributes 0
-// but still counts in N, as in TRL, so the scale of the loss does not depend
-// on how many rollouts were dropped. Everything is computed in float64.
+// where n_i counts sequence i's mask-1 tokens. With EmptySeqs "count"
+// (the default, as TRL) N = len(seqs): a sequence with no mask-1 tokens
+// contributes 0 but still counts, so the scale of the loss does not depend
+// on how many rollouts were emptied. With "exclude" (verl's agg_loss) N
+// counts only the sequences with n_i > 0. token-mean is the same under
+// both, and a batch with no mask-1 token at all has loss 0 and zero
+// gradient. Everything is computed in float64.
 //
 // It panics when cfg is invalid or a sequence's slices differ in length
 // (RefLogP is required only when Beta > 0): the caller built the batch wrong.
@@ -233,10 +274,14 @@ func PolicyLoss(cfg LossConfig, seqs []SeqInput) LossOutput {
 		panic(err)
 	}
 	counts, total := maskCounts(cfg, seqs)
+	numSeqs := len(seqs)
+	if cfg.EmptySeqs == EmptyExclude {
+		numSeqs = len(seqs) - countZero(counts)
+	}
 	out := LossOutput{Coef: make([][]float32, len(seqs))}
-	clipped := 0
+	clipped, lower := 0, 0
 	for i, s := range seqs {
-		w := seqWeight(cfg, len(seqs), counts[i], total)
+		w := seqWeight(cfg, numSeqs, counts[i], total)
 		coef := make([]float32, len(s.LogP))
 		for t, m := range s.Mask {
 			if m == 0 {
@@ -250,12 +295,16 @@ func PolicyLoss(cfg LossConfig, seqs []SeqInput) LossOutput {
 			if tok.clipped {
 				clipped++
 			}
+			if tok.dualClipped {
+				lower++
+			}
 		}
 		out.Coef[i] = coef
 	}
 	if total > 0 {
 		out.KL /= float64(total)
 		out.ClipFrac = float64(clipped) / float64(total)
+		out.ClipFracLower = float64(lower) / float64(total)
 	}
 	return out
 }
@@ -282,8 +331,20 @@ func maskCounts(cfg LossConfig, seqs []SeqInput) ([]int, int) {
 	return counts, total
 }
 
+// countZero counts the sequences with no mask-1 token.
+func countZero(counts []int) int {
+	n := 0
+	for _, c := range counts {
+		if c == 0 {
+			n++
+		}
+	}
+	return n
+}
+
 // seqWeight is the factor that multiplies each token loss of a sequence
-// with n mask-1 tokens under cfg.Agg; 0 when the divisor would be 0.
+// with n mask-1 tokens under cfg.Agg, numSeqs being the N of the sequence
+// means; 0 when the divisor would be 0.
 func seqWeight(cfg LossConfig, numSeqs, n, total int) float64 {
 	switch cfg.Agg {
 	case AggTokenMean:
@@ -292,6 +353,9 @@ func seqWeight(cfg LossConfig, numSeqs, n, total int) float64 {
 		}
 		return 1 / float64(total)
 	case AggSeqMeanTokenSumNorm:
+		if numSeqs == 0 {
+			return 0
+		}
 		return 1 / (float64(numSeqs) * float64(cfg.MaxTokens))
 	default:
 		if n == 0 {
@@ -301,11 +365,12 @@ func seqWeight(cfg LossConfig, numSeqs, n, total int) float64 {
 	}
 }
 
-// tokenTerms are one token's surrogate s, k3, ∂ℓ/∂logp, and whether the
-// clipped branch is the strictly smaller one.
+// tokenTerms are one token's surrogate s, k3, ∂ℓ/∂logp, whether the
+// clipped branch is the strictly smaller one, and whether the dual clip
+// c·A is strictly the larger.
 type tokenTerms struct {
-	surr, k3, grad float64
-	clipped        bool
+	surr, k3, grad       float64
+	clipped, dualClipped bool
 }
 
 func tokenLoss(cfg LossConfig, s SeqInput, t int) tokenTerms {
@@ -322,11 +387,18 @@ func tokenLoss(cfg LossConfig, s SeqInput, t int) tokenTerms {
 		tok.surr = bounded
 		tok.clipped = true
 	}
+	if c := cfg.ClipRatioC; c > 0 && s.Adv < 0 && c*s.Adv > tok.surr {
+		tok.surr, tok.grad, tok.dualClipped = c*s.Adv, 0, true
+	}
 	if s.RefLogP != nil {
 		d, dd := clampGrad(float64(s.RefLogP[t])-logp, logRatioClamp)
 		ed := math.Exp(d)
 		tok.k3 = ed - d - 1
-		tok.grad += cfg.Beta * (1 - ed) * dd
+		dk := 1.0
+		if cfg.KLClamp > 0 {
+			tok.k3, dk = clampGrad(tok.k3, cfg.KLClamp)
+		}
+		tok.grad += cfg.Beta * (1 - ed) * dd * dk
 	}
 	return tok
 }

@@ -1,6 +1,7 @@
 package trainer
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -29,15 +30,13 @@ func seedLibrary(t *testing.T) string {
 		t.Fatal(err)
 	}
 	defer sb.Close()
-	path := filepath.Join(t.TempDir(), "seed.json")
-	lib, err := toollib.Open(path)
+	path := filepath.Join(t.TempDir(), "seed.db")
+	lib, err := toollib.OpenDB(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := lib.Add(context.Background(), sb, tool); err != nil {
-		t.Fatal(err)
-	}
-	if err := lib.Save(); err != nil {
+	defer lib.Close()
+	if _, err := lib.Add(context.Background(), sb, tool, toollib.Provenance{Source: "human"}, toollib.Approved); err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -78,6 +77,12 @@ func TestToolLibrary(t *testing.T) {
 	if r.lib.Grown() != 1 || r.lib.Lib.Len() != 2 {
 		t.Fatalf("grown %d, library %d; want triple added", r.lib.Grown(), r.lib.Lib.Len())
 	}
+	if tr, err := r.lib.Lib.ByName("triple"); err != nil || tr.State != toollib.Pending || tr.Provenance.Task != "g" {
+		t.Errorf("grown triple: %+v, %v; want it pending, from task g", tr, err)
+	}
+	if p := r.promptText(envs.Task{Prompt: "triple a number"}); strings.Contains(p, "triple") && strings.Contains(p, "Library") {
+		t.Errorf("a pending tool is offered to a task:\n%s", p)
+	}
 	if err := os.MkdirAll(filepath.Join(dir, "checkpoints"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -92,8 +97,32 @@ func TestToolLibrary(t *testing.T) {
 	if n := again.lib.Lib.Len(); n != 2 {
 		t.Errorf("resumed run's library holds %d tools, want the grown 2", n)
 	}
-	seed, err := toollib.Open(cfg.Tool.Library.Path)
-	if err != nil || seed.Len() != 1 {
-		t.Errorf("the seed library changed: %d tools, %v", seed.Len(), err)
+	seed, err := toollib.OpenDB(cfg.Tool.Library.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer seed.Close()
+	if seed.Len() != 1 {
+		t.Errorf("the seed library changed: %d tools", seed.Len())
+	}
+}
+
+// TestToolLibrarySettings: auto-approval is said in the run's log, and a
+// JSON library where a database is expected says how to convert it.
+func TestToolLibrarySettings(t *testing.T) {
+	cfg := tinyConfig(t, t.TempDir())
+	cfg.Tool.Library = LibraryConfig{Path: seedLibrary(t), K: 2, Grow: true, AutoApprove: true}
+	var log bytes.Buffer
+	r, err := Setup(context.Background(), cfg, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	if !strings.Contains(log.String(), "tool library: auto-approving grown tools\n") {
+		t.Errorf("the log does not say grown tools are auto-approved:\n%s", log.String())
+	}
+	cfg.Tool.Library = LibraryConfig{Path: filepath.Join(t.TempDir(), "tools.json"), K: 2}
+	if _, err := Setup(context.Background(), cfg, nil); err == nil || !strings.Contains(err.Error(), "artist tools import") {
+		t.Errorf("Setup with a JSON library: %v, want the import command named", err)
 	}
 }

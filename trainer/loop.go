@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/artist-rl/artist/internal/atomicfile"
+	"github.com/artist-rl/artist/internal/sysmem"
 	"github.com/artist-rl/artist/policy"
 	"github.com/artist-rl/artist/policy/backend"
 )
@@ -25,6 +26,9 @@ type Summary struct {
 	// Backend is the compute backend of the run's last process: name,
 	// threads, the library's kernel type.
 	Backend backend.Info `json:"backend"`
+	// PeakRSSMiB is the peak resident memory of the run's last process,
+	// sandbox workers not counted.
+	PeakRSSMiB float64 `json:"peak_rss_mib"`
 }
 
 // stepOutput is what one GRPO step measured.
@@ -143,6 +147,7 @@ func (r *Run) putEval(m Metrics, ev EvalResult) {
 	for k, v := range ev.Parts {
 		m[pre+"reward/"+k] = v
 	}
+	putGroups(m, pre, ev.Groups)
 }
 
 // finish evaluates the final policy and writes summary.json and the plots.
@@ -157,7 +162,8 @@ func (r *Run) finish(ctx context.Context, st *trainerState, final *EvalResult) (
 	}
 	ev := *final
 	sum := &Summary{Final: ev, Steps: st.Step, Seed: r.Cfg.Seed, Tool: r.Cfg.Tool.Kind,
-		WallS: math.Round(r.wall()*10) / 10, Backend: r.Model.Backend().Info()}
+		WallS: math.Round(r.wall()*10) / 10, Backend: r.Model.Backend().Info(),
+		PeakRSSMiB: math.Round(sysmem.PeakRSSMiB())}
 	if st.WarmStart != nil {
 		sum.WarmStart = *st.WarmStart
 	}
@@ -175,7 +181,7 @@ func (r *Run) finish(ctx context.Context, st *trainerState, final *EvalResult) (
 
 func (r *Run) newOptimizer() *AdamW {
 	g := r.Cfg.GRPO
-	return NewAdamW(r.Model.Params, AdamWConfig{Beta1: 0.9, Beta2: 0.99, Eps: 1e-8,
+	return NewAdamWOn(r.Model.Backend(), r.Model.Params, AdamWConfig{Beta1: 0.9, Beta2: 0.99, Eps: 1e-8,
 		WeightDecay: g.WeightDecay, MaxGradNorm: g.MaxGradNorm})
 }
 

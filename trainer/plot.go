@@ -31,6 +31,8 @@ var (
 		{"reward/mean", "reward (total)", color.RGBA{R: 200, A: 255}},
 		{"reward/answer/mean", "answer", color.RGBA{B: 200, A: 255}},
 		{"reward/tool_success/mean", "tool success", color.RGBA{G: 150, A: 255}},
+		{"reward/format_relaxed/mean", "format (relaxed)", color.RGBA{R: 150, B: 150, A: 255}},
+		{"reward/format_strict/mean", "format (strict)", color.RGBA{R: 220, G: 140, A: 255}},
 		{"reward/fc_state/mean", "state", color.RGBA{B: 200, A: 255}},
 		{"reward/fc_function/mean", "function calls", color.RGBA{G: 150, A: 255}},
 		{"reward/fc_format/mean", "format", color.RGBA{R: 150, G: 100, A: 255}},

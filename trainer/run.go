@@ -48,6 +48,7 @@ type Run struct {
 	lib       *toollib.Augment // the tool library around the sandbox; nil without one
 	closeTool func() error     // releases the tool's workers
 	demoLib   []Demo           // the warm-start library, built once
+	art       *ArtPrompt       // prompt.demos: demonstrations before each task; nil without
 	// afterWarmStep, when set, is called after each warm-start update
 	// (tests use it to stop a run at a chosen step).
 	afterWarmStep func(step int)
@@ -68,6 +69,10 @@ func Setup(ctx context.Context, cfg Config, out io.Writer) (*Run, error) {
 	if err := r.setupTasks(); err != nil {
 		return nil, err
 	}
+	var err error
+	if r.art, err = OpenArtPrompt(cfg); err != nil {
+		return nil, err
+	}
 	if err := r.setupTokenizer(ctx); err != nil {
 		return nil, err
 	}
@@ -76,7 +81,6 @@ func Setup(ctx context.Context, cfg Config, out io.Writer) (*Run, error) {
 	}
 	sel, _ := policy.DefaultBackend() // setupModel's model computes with it
 	fmt.Fprintf(out, "backend: %v\n", sel)
-	var err error
 	if r.Tool, err = r.newTool(cfg.Tool); err != nil {
 		return nil, err
 	}
@@ -122,7 +126,12 @@ func (r *Run) newTool(c ToolConfig) (envs.Tool, error) {
 		return nil, err
 	}
 	r.closeTool = closeTool
-	r.lib, _ = tool.(*toollib.Augment)
+	if r.lib, _ = tool.(*toollib.Augment); r.lib != nil {
+		r.lib.Run = r.Cfg.RunDir
+		if r.lib.Grow && r.lib.AutoApprove {
+			fmt.Fprintln(r.out, "tool library: auto-approving grown tools")
+		}
+	}
 	return tool, nil
 }
 
@@ -154,16 +163,21 @@ func openSandbox(c ToolConfig) (envs.Tool, func() error, error) {
 	if c.Library.Path == "" {
 		return sb, sb.Close, nil
 	}
-	lib, err := toollib.Open(c.Library.Path)
+	open := toollib.OpenDB
+	if c.Library.Grow {
+		open = toollib.OpenCopy // growing leaves the seed database as it was
+	}
+	lib, err := open(c.Library.Path)
 	if err != nil {
 		sb.Close()
 		return nil, nil, fmt.Errorf("trainer: tool.library: %w", err)
 	}
-	return &toollib.Augment{Inner: sb, Lib: lib, K: c.Library.K, Grow: c.Library.Grow}, sb.Close, nil
+	a := &toollib.Augment{Inner: sb, Lib: lib, K: c.Library.K, Grow: c.Library.Grow, AutoApprove: c.Library.AutoApprove}
+	return a, func() error { return errors.Join(lib.Close(), sb.Close()) }, nil
 }
 
 // grownLibraryPath is where a run saves the library it grows.
-func (r *Run) grownLibraryPath() string { return filepath.Join(r.Cfg.RunDir, "tools.json") }
+func (r *Run) grownLibraryPath() string { return filepath.Join(r.Cfg.RunDir, "tools.db") }
 
 func fileExists(path string) bool {
 	_, err := os.Stat(path)
@@ -274,7 +288,7 @@ func (r *Run) checkContext() error {
 func (r *Run) Engine(rc rollout.Config) *rollout.Engine {
 	return &rollout.Engine{
 		Policy: modelPolicy{r.Model}, Tokenizer: r.Tok, Tool: r.Tool,
-		Format: r.Cfg.Format, Config: rc, Prompt: r.promptText, UserTurn: r.Cfg.Prompt.RenderTurn,
+		Format: r.Cfg.Format, Config: rc, Prompt: r.rolloutPrompt, UserTurn: r.Cfg.Prompt.RenderTurn,
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/artist-rl/artist/internal/sysmem"
 	"github.com/artist-rl/artist/policy"
 	"github.com/artist-rl/artist/rollout"
 )
@@ -20,42 +21,38 @@ func (r *Run) grpoStep(ctx context.Context, step int, opt *AdamW, ref *policy.Mo
 	m := Metrics{}
 	start := time.Now()
 
-	t0 := time.Now()
-	tasks := r.Train.Sample(r.taskRNG("grpo", step), g.BatchSize)
-	trajs, err := r.Engine(r.Cfg.Rollout).Run(ctx, tasks, rng)
+	b, err := r.drawBatch(ctx, step, rng, m)
 	if err != nil {
 		return stepOutput{}, fmt.Errorf("trainer: step %d: rollout: %w", step, err)
 	}
-	m["timing/rollout_s"] = time.Since(t0).Seconds()
-
-	t0 = time.Now()
-	rewards := make([]float64, len(trajs))
-	sums := map[string]float64{}
-	for i, t := range trajs {
-		total, parts := r.Reward.Score(t, t.Task)
-		rewards[i] = total
-		for k, v := range parts {
-			sums[k] += v
+	if r.lib != nil {
+		if err := r.lib.Err(); err != nil { // sessions ran without their tools
+			return stepOutput{}, fmt.Errorf("trainer: step %d: tool library: %w", step, err)
 		}
 	}
+	trajs, rewards := b.trajs, b.rewards
+	m["rollout/tokens_per_s"] = float64(sampledTokens(trajs)) / m["timing/rollout_s"]
 	n := float64(len(trajs))
-	for k, v := range sums {
+	for k, v := range b.parts {
 		m["reward/"+k+"/mean"] = v / n
 	}
 	m["reward/mean"] = mean(rewards)
-	m["timing/reward_s"] = time.Since(t0).Seconds()
 
-	t0 = time.Now()
+	t0 := time.Now()
 	advFn, err := Advantage(g.Advantage)
 	if err != nil {
 		return stepOutput{}, err
 	}
-	adv, zeroGroups := advFn(rewards, G, 1e-6)
-	m["reward/frac_zero_std"] = float64(zeroGroups) / float64(len(tasks))
+	train, trainRewards := b.training()
+	adv, zeroGroups := advFn(trainRewards, G, 1e-6)
+	m["reward/frac_zero_std"] = float64(zeroGroups) / float64(len(train)/G)
+	if g.DynamicSampling.Enabled {
+		putDraws(m, b, G)
+	}
 	m["timing/advantage_s"] = time.Since(t0).Seconds()
 
 	t0 = time.Now()
-	up, err := r.update(ctx, trajs, adv, opt, ref, rng, step)
+	up, err := r.update(ctx, train, adv, opt, ref, rng, step)
 	if err != nil {
 		return stepOutput{}, fmt.Errorf("trainer: step %d: update: %w", step, err)
 	}
@@ -75,6 +72,7 @@ func (r *Run) grpoStep(ctx context.Context, step int, opt *AdamW, ref *policy.Mo
 		tokens += len(t.Tokens)
 	}
 	m["throughput/tokens_per_s"] = float64(tokens) / time.Since(start).Seconds()
+	m["sys/peak_rss_mib"] = sysmem.PeakRSSMiB()
 	if r.lib != nil {
 		m["tools/library_size"] = float64(r.lib.Lib.Len())
 		m["tools/grown"] = float64(r.lib.Grown())
@@ -114,6 +112,7 @@ func (r *Run) update(ctx context.Context, trajs []*rollout.Trajectory, adv []flo
 			refLogP[i] = lp[j]
 		}
 	}
+	oldLogP, lossMask := r.lossSeqs(trajs, keep)
 	lc := g.lossConfig(r.maxTokens())
 	fresh := true
 	var sum Metrics = Metrics{}
@@ -138,8 +137,7 @@ func (r *Run) update(ctx context.Context, trajs []*rollout.Trajectory, adv []flo
 			}
 			inputs := make([]SeqInput, len(idx))
 			for j, i := range idx {
-				t := trajs[i]
-				in := SeqInput{LogP: t.LogProbs, OldLogP: t.LogProbs, Mask: t.Mask, Adv: adv[i]}
+				in := SeqInput{LogP: oldLogP[i], OldLogP: oldLogP[i], Mask: lossMask[i], Adv: adv[i]}
 				if cur != nil {
 					in.LogP = cur[j]
 				}
@@ -158,6 +156,9 @@ func (r *Run) update(ctx context.Context, trajs []*rollout.Trajectory, adv []flo
 			sum["loss/kl"] += out.KL
 			sum["loss/total"] += out.Loss
 			sum["clip/frac"] += out.ClipFrac
+			if lc.ClipRatioC > 0 {
+				sum["clip/frac_lower"] += out.ClipFracLower
+			}
 			if math.IsNaN(gn) {
 				sum["update/skipped"]++ // non-finite gradient: weights untouched
 			} else {
@@ -212,4 +213,15 @@ func backward(m *policy.Model, seqs [][]int, coef [][]float32, micro int) ([][]f
 		logp = append(logp, lp...)
 	}
 	return logp, nil
+}
+
+// sampledTokens counts the tokens the policy wrote in trajs (every draw
+// of the step): the decoding work of the rollouts, without prompts, tool
+// results and user turns.
+func sampledTokens(trajs []*rollout.Trajectory) int {
+	n := 0
+	for _, t := range trajs {
+		n += t.ModelTokens()
+	}
+	return n
 }

@@ -101,6 +101,18 @@ func TestShortRunMatchesGolden(t *testing.T) {
 	if sum.Steps != 4 || sum.Final.N != 8 || sum.WarmStart.N != 8 {
 		t.Errorf("summary %+v", sum)
 	}
+	if sum.PeakRSSMiB <= 0 {
+		t.Errorf("summary peak_rss_mib = %g, want the process's peak", sum.PeakRSSMiB)
+	}
+	recs, err := ReadMetrics(filepath.Join(dir, "metrics.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range recs[1:] { // GRPO steps
+		if !(m["rollout/tokens_per_s"] > 0 && m["sys/peak_rss_mib"] > 0) {
+			t.Errorf("step %v: rollout/tokens_per_s %v, sys/peak_rss_mib %v; want both logged and positive", m["step"], m["rollout/tokens_per_s"], m["sys/peak_rss_mib"])
+		}
+	}
 	got := runGolden(t, dir)
 	path := filepath.Join("testdata", "golden_run.json")
 	if *update {

@@ -28,6 +28,11 @@ func (r *Run) demos(ctx context.Context) ([]Demo, error) {
 		return r.demoLib, nil
 	}
 	w := r.Cfg.WarmStart
+	if w.Library != "" {
+		demos, err := r.libraryDemos()
+		r.demoLib = demos
+		return demos, err
+	}
 	eos := eosToken // the built-in tokenizer's, while it is being learned
 	if r.Tok != nil {
 		eos = r.Tok.Decode([]int{r.Tok.EOS()})
@@ -134,7 +139,7 @@ func (r *Run) warmStartSteps(ctx context.Context, from *trainerState) error {
 	if err != nil {
 		return err
 	}
-	opt := NewAdamW(r.Model.Params, AdamWConfig{Beta1: 0.9, Beta2: 0.99, Eps: 1e-8, MaxGradNorm: 1})
+	opt := NewAdamWOn(r.Model.Backend(), r.Model.Params, AdamWConfig{Beta1: 0.9, Beta2: 0.99, Eps: 1e-8, MaxGradNorm: 1})
 	first := 1
 	if from != nil {
 		if from.Optim == nil {

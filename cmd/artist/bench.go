@@ -13,9 +13,9 @@ import (
 	"math/rand"
 	"os"
 	"slices"
-	"syscall"
 	"time"
 
+	"github.com/artist-rl/artist/internal/sysmem"
 	"github.com/artist-rl/artist/policy"
 	"github.com/artist-rl/artist/trainer"
 )
@@ -28,6 +28,7 @@ type benchSettings struct {
 	newTokens               int // decoded tokens per sequence
 	steps, warmup           int // timed and untimed repetitions
 	seed                    int64
+	grpo                    bool // one GRPO-shaped step, phase by phase
 }
 
 // benchReport is the JSON object artist bench prints.
@@ -51,6 +52,9 @@ type benchReport struct {
 	DecodeTokensPerS   float64 `json:"decode_tokens_per_s"`
 	PeakRSSMiB         float64 `json:"peak_rss_mib"`
 	BackendDescription string  `json:"backend_description"`
+	// Phases is the -grpo report, in order; the medians above are then
+	// not measured.
+	Phases []benchPhase `json:"phases,omitempty"`
 }
 
 func runBench(_ context.Context, args []string, stdout, stderr io.Writer) error {
@@ -67,6 +71,7 @@ func runBench(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.IntVar(&s.steps, "steps", 3, "timed repetitions of each measurement (the median is reported)")
 	fs.IntVar(&s.warmup, "warmup", 1, "untimed training steps first (the first compiles the graph)")
 	fs.Int64Var(&s.seed, "seed", 1, "seed of the random weights and tokens")
+	fs.BoolVar(&s.grpo, "grpo", false, "instead, time one GRPO-shaped step phase by phase (rollout of -decode-batch x -new-tokens, reference log-probs, update) with the peak RSS after each")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
@@ -80,6 +85,7 @@ func runBench(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	fmt.Fprintf(stderr, "artist bench: backend %v\n", sel)
 	rng := rand.New(rand.NewSource(s.seed))
+	began := time.Now()
 	m, err := s.model(rng)
 	if err != nil {
 		return err
@@ -92,6 +98,13 @@ func runBench(_ context.Context, args []string, stdout, stderr io.Writer) error 
 		Core: info.Core, Library: info.Library, Params: m.NumParams(), Batch: s.batch, Seq: s.seq,
 		DecodeBatch: s.decodeBatch, Prompt: s.prompt, NewTokens: s.newTokens, Steps: s.steps,
 		BackendDescription: sel.String()}
+	if s.grpo {
+		if rep.Phases, err = benchGRPO(m, s, rng, began); err != nil {
+			return err
+		}
+		rep.PeakRSSMiB = benchRound(sysmem.PeakRSSMiB(), 1)
+		return benchPrint(stdout, rep)
+	}
 	if rep.TrainStepS, err = benchTrain(m, s, rng); err != nil {
 		return err
 	}
@@ -100,12 +113,16 @@ func runBench(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	rep.PrefillTokensPerS = benchRound(float64(s.decodeBatch*s.prompt)/prefill, 1)
 	rep.DecodeTokensPerS = benchRound(float64(s.decodeBatch*s.newTokens)/decode, 1)
 	rep.TrainStepS = benchRound(rep.TrainStepS, 4)
-	rep.PeakRSSMiB = benchRound(peakRSSMiB(), 1)
+	rep.PeakRSSMiB = benchRound(sysmem.PeakRSSMiB(), 1)
+	return benchPrint(stdout, rep)
+}
+
+func benchPrint(w io.Writer, rep benchReport) error {
 	b, err := json.Marshal(rep)
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(stdout, "%s\n", b)
+	_, err = fmt.Fprintf(w, "%s\n", b)
 	return err
 }
 
@@ -166,7 +183,7 @@ func benchTrain(m *policy.Model, s benchSettings, rng *rand.Rand) (float64, erro
 			coef[i][t] = -1 / float32(s.batch*(s.seq-1))
 		}
 	}
-	opt := trainer.NewAdamW(m.Params, trainer.DefaultAdamWConfig())
+	opt := trainer.NewAdamWOn(m.Backend(), m.Params, trainer.DefaultAdamWConfig())
 	var times []float64
 	for i := range s.warmup + s.steps {
 		start := time.Now()
@@ -241,14 +258,4 @@ func benchMedian(x []float64) float64 {
 func benchRound(x float64, decimals int) float64 {
 	p := math.Pow(10, float64(decimals))
 	return math.Round(x*p) / p
-}
-
-// peakRSSMiB is the process's peak resident memory (getrusage; 0 where
-// it is not available).
-func peakRSSMiB() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return float64(ru.Maxrss) / 1024 // KiB on Linux
 }

@@ -142,3 +142,32 @@ func TestBenchHelper(t *testing.T) {
 	code, stdout, stderr := runCLI("bench", "-model-config", config, "-batch", "1", "-seq", "8", "-new-tokens", "2", "-steps", "1", "-warmup", "0")
 	t.Logf("exit %d\nstdout: %s\nstderr: %s", code, stdout, stderr)
 }
+
+// TestBenchGRPO checks the phase-by-phase report: every phase in order,
+// timed, with a peak RSS that never falls.
+func TestBenchGRPO(t *testing.T) {
+	config, _ := benchFixtures(t)
+	code, stdout, stderr := runCLI("bench", "-model-config", config, "-grpo", "-seq", "11", "-decode-batch", "3", "-prompt", "6", "-new-tokens", "5")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep benchReport
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatalf("stdout is not one JSON object: %v\n%s", err, stdout)
+	}
+	var names []string
+	last := 0.0
+	for _, p := range rep.Phases {
+		names = append(names, p.Name)
+		if p.Seconds < 0 || p.PeakRSSMiB < last || p.PeakRSSMiB <= 0 {
+			t.Errorf("phase %+v: want a time and a peak RSS of at least %.1f MiB", p, last)
+		}
+		last = p.PeakRSSMiB
+	}
+	if got, want := strings.Join(names, ","), "model,rollout,ref_logprobs,update"; got != want {
+		t.Errorf("phases %s, want %s", got, want)
+	}
+	if rep.TrainTokensPerS != 0 {
+		t.Errorf("-grpo also measured the training medians: %+v", rep)
+	}
+}

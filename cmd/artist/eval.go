@@ -24,9 +24,12 @@ type evalFlags struct {
 	temp                               float64
 	seed                               int64
 	sets                               sets
+	user                               userFlags     // -user-policy, -user-model, -user-checkpoint
 	apiKey                             string        // read from -api-key-env
 	timeout                            time.Duration // per request to a -policy server
 	retries, parallel                  int
+	prompting, library                 string // -prompting art: demonstrations of -library before each task
+	demoK                              int
 }
 
 func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -49,10 +52,20 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.IntVar(&f.parallel, "concurrency", 8, "with -policy, the same as -parallel")
 	fs.StringVar(&f.api, "api", "completions", "with -policy, the server's `API`: completions (our tag format on /v1/completions) or chat (/v1/chat/completions with native tool calls)")
 	fs.StringVar(&f.apiKeyEnv, "api-key-env", "", "with -policy, send the API key held by the environment variable `NAME` as a bearer token")
+	fs.StringVar(&f.prompting, "prompting", "", "`MODE`: art (the -k demonstrations of -library most similar to each task before it: ART prompting) or plain (none); default: as the config says (prompt.demos)")
+	fs.StringVar(&f.library, "library", "", "with -prompting art, the task library `FILE`")
+	fs.IntVar(&f.demoK, "k", 3, "with -prompting art, demonstrations per task")
 	fs.Var(&f.sets, "set", "override one key of the checkpoint's config, or with -policy alone of the defaults, e.g. rollout.max_response_tokens=8000 (repeatable)")
+	f.user.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
+	userSets, err := f.user.sets()
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return errUsage
+	}
+	f.sets = append(userSets, f.sets...)
 	if f.ckpt == "" && (f.bench == "" || f.url == "") {
 		fmt.Fprintln(stderr, "artist eval: -checkpoint DIR is required (or -bench LIST with -policy URL)")
 		return errUsage
@@ -60,6 +73,9 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if f.n < 1 || f.temp < 0 || f.limit < 0 || f.timeout <= 0 || f.retries < 0 || f.parallel < 1 {
 		fmt.Fprintln(stderr, "artist eval: -n must be >= 1, -temperature >= 0, -limit >= 0, -timeout > 0, -retries >= 0 and -parallel >= 1")
 		return errUsage
+	}
+	if err := promptingSets(&f, stderr); err != nil {
+		return err
 	}
 	if f.api != "completions" && f.api != "chat" {
 		fmt.Fprintf(stderr, "artist eval: -api %q: want completions or chat\n", f.api)
@@ -157,4 +173,30 @@ func progressTo(w io.Writer, bench string) func(done, total int, elapsed time.Du
 		}
 		fmt.Fprintf(w, "\r%s%s", evalbench.ProgressLine(bench, done, total, elapsed), end)
 	}
+}
+
+// promptingSets turns -prompting, -library and -k into the config keys
+// they stand for (prompt.demos), ahead of any -set.
+func promptingSets(f *evalFlags, stderr io.Writer) error {
+	switch f.prompting {
+	case "":
+		if f.library != "" {
+			fmt.Fprintln(stderr, "artist eval: -library needs -prompting art")
+			return errUsage
+		}
+		return nil
+	case "plain":
+		f.sets = append(sets{`prompt.demos.library=""`}, f.sets...)
+		return nil
+	case "art":
+		if f.library == "" || f.demoK < 1 {
+			fmt.Fprintln(stderr, "artist eval: -prompting art needs -library FILE and -k of at least 1")
+			return errUsage
+		}
+		lib, _ := json.Marshal(f.library) // a YAML string, whatever the path holds
+		f.sets = append(sets{"prompt.demos.library=" + string(lib), fmt.Sprintf("prompt.demos.k=%d", f.demoK)}, f.sets...)
+		return nil
+	}
+	fmt.Fprintf(stderr, "artist eval: -prompting %q: want art or plain\n", f.prompting)
+	return errUsage
 }

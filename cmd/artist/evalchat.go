@@ -30,16 +30,20 @@ func (g chatGen) Generate(ctx context.Context, tasks []envs.Task, k int, rng *ra
 	return out, nil
 }
 
-// chatFamily is a task family that says itself how its tasks go to a
-// chat server (BFCL: the functions as tools).
+// chatFamily is a task family, or a family's opened set, that says
+// itself how its tasks go to a chat server (BFCL: the functions as tools;
+// tau-bench: its domain's policy and tools).
 type chatFamily interface {
 	ChatAdapter() rollout.ChatAdapter
 }
 
 // chatAdapter picks how a benchmark's tasks go to a chat server: the
-// family's own adapter when it has one, else, for tasks that run Go code,
-// the code tool offered as a function.
+// set's own adapter when it has one, else the family's, else, for tasks
+// that run Go code, the code tool offered as a function.
 func chatAdapter(b *evalbench.Bench, kind, system string) (rollout.ChatAdapter, error) {
+	if cs, ok := b.Set.(chatFamily); ok {
+		return cs.ChatAdapter(), nil
+	}
 	if cf, ok := b.Family.(chatFamily); ok {
 		return cf.ChatAdapter(), nil
 	}

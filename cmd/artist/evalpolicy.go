@@ -47,12 +47,16 @@ func openBenchPolicy(ctx context.Context, f evalFlags, fam family.Bencher, stder
 			// not known to the client: close the assistant turn explicitly.
 			userTurn = func(msg string) string { return policy.ImEnd + cfg.Prompt.RenderTurn(msg) }
 		}
+		art, err := trainer.OpenArtPrompt(cfg)
+		if err != nil {
+			return nil, err
+		}
 		p := &benchPolicy{cfg: cfg}
 		p.newGen = func(tool envs.Tool) evalbench.Generator {
 			return evalbench.Remote{Remote: &rollout.Remote{URL: f.url, Model: f.model, Client: httpClient(f), Tool: tool, Format: cfg.Format, Config: rc,
-				Prompt: cfg.Prompt.Render, UserTurn: userTurn, Timeout: f.timeout, Retries: retries(f), Parallel: f.parallel}}
+				Prompt: art.ForFamily(fam.Name()).Render(cfg.Prompt), UserTurn: userTurn, Timeout: f.timeout, Retries: retries(f), Parallel: f.parallel}}
 		}
-		p.newChat = chatGenerator(f, cfg.Format, rc, cfg.Prompt.System)
+		p.newChat = chatGenerator(f, cfg.Format, rc, cfg.Prompt.System, art)
 		return p, nil
 	}
 	r, err := trainer.OpenCheckpoint(ctx, f.ckpt, f.sets, stderr)
@@ -75,14 +79,19 @@ func openBenchPolicy(ctx context.Context, f evalFlags, fam family.Bencher, stder
 		return evalbench.Remote{Remote: &rollout.Remote{URL: f.url, Model: f.model, Client: httpClient(f), Tool: tool, Format: r.Cfg.Format, Config: rc,
 			Tokenizer: r.Tok, Prompt: eng.Prompt, UserTurn: eng.UserTurn, Timeout: f.timeout, Retries: retries(f), Parallel: f.parallel}}
 	}
-	p.newChat = chatGenerator(f, r.Cfg.Format, rc, r.Cfg.Prompt.System)
+	art, err := trainer.OpenArtPrompt(r.Cfg)
+	if err != nil {
+		return nil, err
+	}
+	p.newChat = chatGenerator(f, r.Cfg.Format, rc, r.Cfg.Prompt.System, art)
 	return p, nil
 }
 
 // chatGenerator returns benchPolicy.newChat for -api chat (nil
 // otherwise): a RemoteChat with the family's chat adapter; system, when
-// set, is the system message of a code-tool task.
-func chatGenerator(f evalFlags, format rollout.Format, rc rollout.Config, system string) func(envs.Tool, *evalbench.Bench, string) (evalbench.Generator, error) {
+// set, is the system message of a code-tool task; art, when set, puts
+// the selected demonstrations before each task (-prompting art).
+func chatGenerator(f evalFlags, format rollout.Format, rc rollout.Config, system string, art *trainer.ArtPrompt) func(envs.Tool, *evalbench.Bench, string) (evalbench.Generator, error) {
 	if f.api != "chat" {
 		return nil
 	}
@@ -90,6 +99,9 @@ func chatGenerator(f evalFlags, format rollout.Format, rc rollout.Config, system
 		ad, err := chatAdapter(b, kind, system)
 		if err != nil {
 			return nil, err
+		}
+		if art != nil {
+			ad = artChat{ad, art.ForFamily(b.Family.Name())}
 		}
 		return chatGen{&rollout.RemoteChat{URL: f.url, Model: f.model, APIKey: f.apiKey, Tool: tool, Format: format, Config: rc,
 			Chat: ad, Timeout: f.timeout, Retries: retries(f), Parallel: f.parallel}}, nil

@@ -2,13 +2,16 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/artist-rl/artist/envs/taubench"
+	"github.com/artist-rl/artist/evalbench"
 	"github.com/artist-rl/artist/internal/datadir"
 	"github.com/artist-rl/artist/internal/pyval"
 )
@@ -138,4 +141,122 @@ func tauExpected(t *testing.T, dir, env string, tasks []taubench.Task, gold bool
 		}
 	}
 	return float64(pass) / n, float64(pass) / n
+}
+
+// tauServeArgs are the budgets of the served evaluations: small enough
+// for a tiny model on two cores, with the customer's replies bounded.
+var tauServeArgs = []string{"-bench", taubench.BenchmarkPrefix + taubench.Retail, "-data", fixtureData, "-limit", "5", "-n", "2", "-temperature", "1", "-seed", "7",
+	"-set", "task.taubench.docs=signatures", "-set", "task.taubench.max_replies=2", "-set", "task.taubench.user.max_tokens=8", "-set", "task.taubench.user.temperature=1",
+	"-set", "rollout.max_response_tokens=48", "-set", "rollout.max_tool_calls=2", "-set", "rollout.max_result_tokens=32"}
+
+// TestEvalTauBenchServe trains a tiny function-calling checkpoint with a
+// long context (a short warm start on BFCL conversations, so it sometimes
+// ends its turn), serves it as artist serve does, and evaluates it on
+// taubench_retail (-limit 5: the fixture's 4 tasks, 2 samples each) with
+// the agent on the served checkpoint through -api completions and -api
+// chat and the customer played by the same server (-user-policy), and
+// with the customer as the checkpoint in process (-user-checkpoint), twice
+// with one seed. Every conversation runs to a verdict with every reward
+// component; the customer's turns are recorded (replies, and the user
+// turns of the response); the table and summary.json give pass@1 and
+// pass^k; the in-process customer repeats itself for a seed. The scores
+// are 0: the model is untrained.
+func TestEvalTauBenchServe(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a checkpoint")
+	}
+	dir := t.TempDir()
+	code, _, stderr := runCLI("train", "-config", filepath.Join("..", "..", "configs", "tiny-fc-bfcl.yaml"), "-set", "run_dir="+dir,
+		"-set", "task.bfcl.data="+bfclDataDir(), "-set", "task.bfcl.train=4", "-set", "task.bfcl.heldout=2", "-set", "tokenizer_merges=200",
+		"-set", "model.hidden_size=16", "-set", "model.intermediate_size=32", "-set", "model.num_hidden_layers=1", "-set", "model.max_position_embeddings=32768",
+		"-set", "warmstart.steps=60", "-set", "warmstart.batch_size=2", "-set", "warmstart.micro_batch=2", "-set", "warmstart.lr=0.02", "-set", "grpo.steps=0",
+		"-set", "eval.size=1", "-set", "rollout.max_response_tokens=16", "-set", "rollout.max_tool_calls=1", "-set", "rollout.max_result_tokens=16")
+	if code != 0 {
+		t.Fatalf("train: exit %d: %s", code, stderr)
+	}
+	ckpt := filepath.Join(dir, "checkpoints", "warmstart-000060")
+	s, err := openServer(ckpt, "tiny", 1, serveLimits{}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	served := []string{"-user-policy", srv.URL, "-user-model", "tiny"}
+	runs := map[string][]string{
+		"completions, served user":     append([]string{"-api", "completions"}, served...),
+		"chat, served user":            append([]string{"-api", "chat"}, served...),
+		"completions, checkpoint user": {"-api", "completions", "-user-checkpoint", ckpt},
+	}
+	samples := map[string][]byte{}
+	for _, name := range []string{"completions, served user", "chat, served user", "completions, checkpoint user", "completions, checkpoint user"} {
+		t.Run(name, func(t *testing.T) {
+			out := t.TempDir()
+			args := append(append([]string{"eval", "-policy", srv.URL, "-model", "tiny", "-out", out}, tauServeArgs...), runs[name]...)
+			code, stdout, stderr := runCLI(args...)
+			if code != 0 {
+				t.Fatalf("eval: exit %d: %s", code, stderr)
+			}
+			checkTauServed(t, out, stdout)
+			b, err := os.ReadFile(filepath.Join(out, "samples.jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if prev, ok := samples[name]; ok && string(prev) != string(b) {
+				t.Errorf("a second run with seed 7 wrote other samples")
+			}
+			samples[name] = b
+		})
+	}
+}
+
+// checkTauServed checks one served evaluation's outputs: 8 samples with
+// every reward component (taubench_outputs where the task requires an
+// output, so in the summary), at least one of them talking with the
+// customer, whose messages are in the response; pass@1 and pass^k in the
+// table and in summary.json.
+func checkTauServed(t *testing.T, out, stdout string) {
+	t.Helper()
+	name := taubench.BenchmarkPrefix + taubench.Retail
+	samples, sums := outputs(t, out)
+	if sum := sums[name]; len(samples) != 8 || sum.Problems != 4 || sum.K != 2 || len(sum.Rewards) != len(taubench.RewardNames) {
+		t.Fatalf("%d samples, summary %+v", len(samples), sum)
+	}
+	replies := 0
+	for _, sm := range samples {
+		for _, r := range taubench.RewardNames {
+			if _, ok := sm.Rewards[r]; !ok && r != "taubench_outputs" { // outputs: tasks that require some
+				t.Errorf("%s: no reward %s in %v", sm.ID, r, sm.Rewards)
+			}
+		}
+		for _, r := range sm.Replies {
+			if !r.Done && (r.Message == "" || !strings.Contains(sm.Response, r.Message)) {
+				t.Errorf("%s: the customer's %q is not in the response %q", sm.ID, r.Message, sm.Response)
+			}
+			replies++
+		}
+	}
+	if replies == 0 {
+		t.Errorf("no conversation reached the customer: stops %v", stops(samples))
+	}
+	raw, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys map[string]map[string]any
+	json.Unmarshal(raw, &keys)
+	for _, k := range []string{"pass@1", "pass^k"} {
+		if _, ok := keys[name][k]; !ok || !strings.Contains(stdout, k) {
+			t.Errorf("%s missing from summary.json %s or the table:\n%s", k, raw, stdout)
+		}
+	}
+	t.Logf("%d replies over %d samples", replies, len(samples))
+}
+
+// stops counts the samples' stop reasons.
+func stops(samples []evalbench.Sample) map[string]int {
+	out := map[string]int{}
+	for _, s := range samples {
+		out[string(s.Stop)]++
+	}
+	return out
 }

@@ -11,9 +11,11 @@
 //	artist tokenize -tokenizer FILE [-decode]
 //	artist bfcl replay -category CATEGORY [-id ID] [-data DIR]
 //	artist derive bfcl -src DIR -out DIR | aime25 -src DIR -out FILE
-//	artist tools add|search|list -db FILE [-k N] [SOURCE.go... | QUERY...]
+//	artist library validate FILE | add -from DIR -out FILE | select -library FILE [-k N] TEXT | export -config FILE -out FILE
+//	artist tools add|import|search|list|pending|show|approve|reject -db FILE ...
+//	artist atlass -policy URL -model NAME [-db FILE] [-out DIR] [-auto-approve] TEXT | -tasks FILE.jsonl
 //	artist view [-addr HOST:PORT] RUN_DIR...
-//	artist bench -checkpoint DIR | -model-config FILE [-batch B] [-seq T] [-new-tokens N]
+//	artist bench -checkpoint DIR | -model-config FILE [-batch B] [-seq T] [-new-tokens N] [-grpo]
 package main
 
 import (
@@ -35,16 +37,18 @@ type command struct {
 
 var commands = []command{
 	{"train", "train -config FILE [-set key=value ...]: warm start, then GRPO; resumes a run folder that holds a checkpoint", runTrain},
-	{"eval", "eval -checkpoint DIR | -policy URL -model NAME [-api completions|chat] [-bench LIST] [-n K] [-temperature T] [-limit N]: held-out or benchmark pass@1, pass@k, maj@k and tool use", runEval},
+	{"eval", "eval -checkpoint DIR | -policy URL -model NAME [-api completions|chat] [-bench LIST] [-n K] [-temperature T] [-limit N] [-prompting art -library FILE -k 3]: held-out or benchmark pass@1, pass@k, maj@k and tool use", runEval},
 	{"serve", "serve -checkpoint DIR [-addr HOST:PORT]: serve a checkpoint on an OpenAI-compatible API: /v1/chat/completions (tools), /v1/completions, /v1/models, /tokenize, /detokenize", runServe},
 	{"sample", "sample -checkpoint DIR [-n N] [-prompt TEXT]: print rollouts with the tool output marked", runSample},
 	{"sandbox", "sandbox [-timeout D] [-memory BYTES] [-output BYTES] [-jobs N] [-stateful] FILE...: run Go programs in the code tool's sandbox, one JSON result per file", runSandbox},
 	{"grade", "grade < in.jsonl: grade lines {gold, pred or response} as JSONL lines {extracted, equal}", runGrade},
 	{"tokenize", "tokenize -tokenizer FILE [-decode]: a JSON string per stdin line to a JSON array of ids per line, or the reverse", runTokenize},
-	{"tools", "tools add -db FILE SOURCE.go... | search -db FILE [-k N] QUERY... | list -db FILE: grow, search and list a library of tested Go tools", runTools},
+	{"library", "library validate FILE | add -from RUN_DIR|EVAL_OUT -out FILE [-verdict correct] | select -library FILE [-k 3] TEXT | export -config FILE -out FILE: curate the task library of ART demonstrations", runLibrary},
+	{"tools", "tools add|import|search|list|pending|show|approve|reject -db FILE ...: the database of tested Go tools, with human approval", runTools},
+	{"atlass", "atlass -policy URL -model NAME [-db FILE] [-out DIR] [-max-attempts N] [-auto-approve] TEXT | -tasks FILE.jsonl: analyze tasks, select or generate the Go tools they need (pending review), then solve with the approved ones", runAtlass},
 	{"bfcl", "bfcl replay -category base|miss_func|miss_param|long_context [-id ID] [-data DIR]: replay the BFCL v3 ground truth, one conformance record per entry", runBFCL},
 	{"taubench", "taubench replay -env airline|retail [-split test|dev|train] [-index N] [-every K] [-data DIR]: replay the tau-bench gold actions, one conformance record per task", runTauBench},
-	{"bench", "bench -checkpoint DIR | -model-config FILE [-batch B] [-seq T] [-new-tokens N]: time a training step and KV-cache decoding on this machine's compute backend, one JSON object", runBench},
+	{"bench", "bench -checkpoint DIR | -model-config FILE [-batch B] [-seq T] [-new-tokens N] [-grpo]: time a training step and KV-cache decoding (or, with -grpo, one GRPO step phase by phase with its peak RSS) on this machine's compute backend, one JSON object", runBench},
 	{"derive", "derive bfcl -src DIR -out DIR | aime25 -src DIR -out FILE: rebuild the derived BFCL tables or AIME 2025 file from upstream sources", runDerive},
 	{"view", "view [-addr 127.0.0.1:8090] RUN_DIR...: a local web page of runs: curves, config diff, summary and the rollout browser, refreshed while training", runView},
 }

@@ -2,132 +2,426 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/artist-rl/artist/envs/sandbox"
 	"github.com/artist-rl/artist/envs/toollib"
 )
 
-const toolsUsage = "usage: artist tools add -db FILE SOURCE.go... | search -db FILE [-k N] QUERY... | list -db FILE"
+const toolsUsage = `usage: artist tools COMMAND -db FILE ...
+  add [-approve] [-by WHO] SOURCE.go...   verify and add tools (pending, or approved with -approve)
+  import [-approve] [-by WHO] JSON...     add the tools of JSON library files
+  search [-k N] [-state S] QUERY...       the tools that best match a query (approved by default)
+  list [-state S]                         every tool, or those in state S
+  pending                                 the tools waiting for a decision, with where they came from
+  show ID                                 one tool: source, examples, verification, provenance, decision
+  approve ID [-by WHO]                    approve a tool (WHO defaults to $USER)
+  reject ID -reason TEXT [-by WHO]        reject a tool, saying why`
 
-// runTools dispatches the tool library subcommands.
+// toolsCommands are the subcommands of artist tools.
+var toolsCommands = map[string]func(ctx context.Context, args []string, stdout, stderr io.Writer) error{
+	"add":     runToolsAdd,
+	"import":  runToolsImport,
+	"search":  runToolsSearch,
+	"list":    runToolsList,
+	"pending": runToolsPending,
+	"show":    runToolsShow,
+	"approve": runToolsApprove,
+	"reject":  runToolsReject,
+}
+
+// runTools dispatches the tool database subcommands.
 func runTools(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprintln(stderr, toolsUsage)
 		return errUsage
 	}
-	switch args[0] {
-	case "add":
-		return runToolsAdd(ctx, args[1:], stdout, stderr)
-	case "search":
-		return runToolsSearch(args[1:], stdout, stderr)
-	case "list":
-		return runToolsList(args[1:], stdout, stderr)
+	if cmd, ok := toolsCommands[args[0]]; ok {
+		return cmd(ctx, args[1:], stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "artist tools: unknown subcommand %q\n%s\n", args[0], toolsUsage)
 	return errUsage
 }
 
-// toolsFlags parses the flags of `artist tools NAME`, -db included, and
-// opens the library.
-func toolsFlags(name string, args []string, stderr io.Writer, extra func(*flag.FlagSet)) (*toollib.Library, []string, error) {
-	fs := flag.NewFlagSet("tools "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	db := fs.String("db", "", "tool library `FILE` (JSON; created by add when missing)")
-	if extra != nil {
-		extra(fs)
+// toolsCmd is one parsed `artist tools NAME` command line.
+type toolsCmd struct {
+	name string
+	fs   *flag.FlagSet
+	db   string
+	args []string // the arguments that are not flags, in order
+	by   *string  // -by, for the commands that record a decision
+}
+
+// newToolsCmd makes the flag set of `artist tools NAME`, -db included;
+// withBy adds -by.
+func newToolsCmd(name string, stderr io.Writer, withBy bool) *toolsCmd {
+	c := &toolsCmd{name: name, fs: flag.NewFlagSet("tools "+name, flag.ContinueOnError)}
+	c.fs.SetOutput(stderr)
+	c.fs.StringVar(&c.db, "db", "", "tool database `FILE` (SQLite; created when missing)")
+	if withBy {
+		c.by = c.fs.String("by", "", "`WHO` decides (default $USER)")
 	}
-	if err := fs.Parse(args); err != nil {
-		return nil, nil, errUsage
+	return c
+}
+
+// parse reads args, where flags may follow the other arguments
+// ("approve 3 -by ada"), and requires -db.
+func (c *toolsCmd) parse(args []string, stderr io.Writer) error {
+	for {
+		if err := c.fs.Parse(args); err != nil {
+			return errUsage
+		}
+		if c.fs.NArg() == 0 {
+			break
+		}
+		c.args = append(c.args, c.fs.Arg(0))
+		args = c.fs.Args()[1:]
 	}
-	if *db == "" {
-		fmt.Fprintf(stderr, "artist tools %s: -db FILE is required\n", name)
-		return nil, nil, errUsage
+	if c.db == "" {
+		fmt.Fprintf(stderr, "artist tools %s: -db FILE is required\n", c.name)
+		return errUsage
 	}
-	lib, err := toollib.Open(*db)
-	return lib, fs.Args(), err
+	return nil
+}
+
+// who is the person a decision records: -by, else $USER.
+func (c *toolsCmd) who(stderr io.Writer) (string, error) {
+	if w := strings.TrimSpace(*c.by); w != "" {
+		return w, nil
+	}
+	if w := os.Getenv("USER"); w != "" {
+		return w, nil
+	}
+	fmt.Fprintf(stderr, "artist tools %s: name who decides with -by WHO ($USER is not set)\n", c.name)
+	return "", errUsage
+}
+
+// id reads the one argument of show, approve and reject.
+func (c *toolsCmd) id(stderr io.Writer) (int64, error) {
+	if len(c.args) != 1 {
+		fmt.Fprintf(stderr, "artist tools %s: give one tool ID (a number, as tools list prints)\n", c.name)
+		return 0, errUsage
+	}
+	id, err := strconv.ParseInt(c.args[0], 10, 64)
+	if err != nil {
+		fmt.Fprintf(stderr, "artist tools %s: ID must be a tool id (a number, as tools list prints), got %q\n", c.name, c.args[0])
+		return 0, errUsage
+	}
+	return id, nil
+}
+
+// noArgs refuses arguments to a command that takes none.
+func (c *toolsCmd) noArgs(stderr io.Writer) error {
+	if len(c.args) > 0 {
+		fmt.Fprintf(stderr, "artist tools %s: unexpected argument %q\n", c.name, c.args[0])
+		return errUsage
+	}
+	return nil
+}
+
+// stateFlag adds -state to c; "" stands for every state.
+func (c *toolsCmd) stateFlag(def string) *string {
+	return c.fs.String("state", def, "only tools in state `S`: pending, approved or rejected")
+}
+
+// states reads -state: "" is every state.
+func states(s string) ([]toollib.State, error) {
+	if s == "" {
+		return toollib.States, nil
+	}
+	st, err := toollib.ParseState(s)
+	return []toollib.State{st}, err
+}
+
+// withDB opens c's database for fn and closes it.
+func (c *toolsCmd) withDB(fn func(*toollib.DB) error) error {
+	d, err := toollib.OpenDB(c.db)
+	if err != nil {
+		return err
+	}
+	return errors.Join(fn(d), d.Close())
 }
 
 // runToolsAdd parses each file as one tool, verifies its examples in the
-// sandbox and saves the library. Tools added before a failing file are
-// saved; the error names the file.
+// sandbox and stores it as written by a person: pending, or approved
+// with -approve. It stops at the first failing file, naming it; the tools
+// before it stay added.
 func runToolsAdd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	lib, files, err := toolsFlags("add", args, stderr, nil)
-	if err != nil {
+	c := newToolsCmd("add", stderr, true)
+	approve := c.fs.Bool("approve", false, "approve the tools as they are added")
+	if err := c.parse(args, stderr); err != nil {
 		return err
 	}
-	if len(files) == 0 {
+	if len(c.args) == 0 {
 		fmt.Fprintln(stderr, "artist tools add: name at least one SOURCE.go file")
 		return errUsage
 	}
-	s, err := sandbox.New(sandbox.DefaultConfig())
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	n := lib.Len()
-	var addErr error
-	for _, f := range files {
-		if addErr = addToolFile(ctx, lib, s, f, stdout); addErr != nil {
-			break
-		}
-	}
-	if lib.Len() > n {
-		if err := lib.Save(); err != nil {
+	who := ""
+	if *approve {
+		var err error
+		if who, err = c.who(stderr); err != nil {
 			return err
 		}
 	}
-	return addErr
+	return c.withDB(func(d *toollib.DB) error {
+		s, err := sandbox.New(sandbox.DefaultConfig())
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		for _, f := range c.args {
+			if err := addToolFile(ctx, d, s, f, who, stdout); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
-// addToolFile adds the tool of one file and prints it.
-func addToolFile(ctx context.Context, lib *toollib.Library, s *sandbox.Sandbox, file string, stdout io.Writer) error {
+// addToolFile adds the tool of one file, approves it when who is set, and
+// prints it.
+func addToolFile(ctx context.Context, d *toollib.DB, s *sandbox.Sandbox, file, who string, stdout io.Writer) error {
 	src, err := os.ReadFile(file)
 	if err != nil {
 		return err
 	}
 	t, err := toollib.ParseTool(string(src))
+	var id int64
 	if err == nil {
-		err = lib.Add(ctx, s, t)
+		id, err = d.Add(ctx, s, t, toollib.Provenance{Source: "human"}, toollib.Pending)
+	}
+	if err == nil && who != "" {
+		err = d.Approve(id, who)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}
-	fmt.Fprintf(stdout, "added %s (%d cases)\n", t.Signature, len(t.Cases))
+	fmt.Fprintf(stdout, "added %d %s (%d cases, %s)\n", id, t.Signature, len(t.Cases), decision(who))
 	return nil
 }
 
-// runToolsSearch prints the listing of the tools that best match the query.
-func runToolsSearch(args []string, stdout, stderr io.Writer) error {
-	var k int
-	lib, query, err := toolsFlags("search", args, stderr, func(fs *flag.FlagSet) {
-		fs.IntVar(&k, "k", 3, "most tools to print")
-	})
-	if err != nil {
+func decision(who string) string {
+	if who == "" {
+		return "pending"
+	}
+	return "approved by " + who
+}
+
+// runToolsImport adds the tools of JSON library files, verified again, as
+// pending or (with -approve) approved. A tool that fails is named and the
+// others still import; the command then fails.
+func runToolsImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	c := newToolsCmd("import", stderr, true)
+	approve := c.fs.Bool("approve", false, "approve the imported tools")
+	if err := c.parse(args, stderr); err != nil {
 		return err
 	}
-	if len(query) == 0 || k < 1 {
+	if len(c.args) == 0 {
+		fmt.Fprintln(stderr, "artist tools import: name at least one JSON library file")
+		return errUsage
+	}
+	who := ""
+	if *approve {
+		var err error
+		if who, err = c.who(stderr); err != nil {
+			return err
+		}
+	}
+	return c.withDB(func(d *toollib.DB) error {
+		s, err := sandbox.New(sandbox.DefaultConfig())
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		var errs []error
+		for _, f := range c.args {
+			ids, err := d.ImportTools(ctx, s, f)
+			errs = append(errs, err)
+			for _, id := range ids {
+				if who != "" {
+					errs = append(errs, d.Approve(id, who))
+				}
+			}
+			fmt.Fprintf(stdout, "imported %d tools from %s (%s)\n", len(ids), f, decision(who))
+		}
+		return errors.Join(errs...)
+	})
+}
+
+// runToolsSearch prints the tools that best match the query.
+func runToolsSearch(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	c := newToolsCmd("search", stderr, false)
+	k := c.fs.Int("k", 3, "most tools to print")
+	state := c.stateFlag(string(toollib.Approved))
+	if err := c.parse(args, stderr); err != nil {
+		return err
+	}
+	if len(c.args) == 0 || *k < 1 {
 		fmt.Fprintln(stderr, "artist tools search: give a QUERY and -k of at least 1")
 		return errUsage
 	}
-	fmt.Fprint(stdout, toollib.Listing(lib.Search(strings.Join(query, " "), k)))
-	return nil
-}
-
-// runToolsList prints the listing of every tool.
-func runToolsList(args []string, stdout, stderr io.Writer) error {
-	lib, rest, err := toolsFlags("list", args, stderr, nil)
+	sts, err := states(*state)
 	if err != nil {
 		return err
 	}
-	if len(rest) > 0 {
-		fmt.Fprintf(stderr, "artist tools list: unexpected argument %q\n", rest[0])
-		return errUsage
+	return c.withDB(func(d *toollib.DB) error {
+		recs, err := d.Search(strings.Join(c.args, " "), *k, sts...)
+		printRecords(stdout, recs, false)
+		return err
+	})
+}
+
+// runToolsList prints every tool, or those in one state.
+func runToolsList(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	c := newToolsCmd("list", stderr, false)
+	state := c.stateFlag("")
+	if err := c.parse(args, stderr); err != nil {
+		return err
 	}
-	fmt.Fprint(stdout, toollib.Listing(lib.Tools()))
-	return nil
+	if err := c.noArgs(stderr); err != nil {
+		return err
+	}
+	sts, err := states(*state)
+	if err != nil {
+		return err
+	}
+	return c.withDB(func(d *toollib.DB) error {
+		recs, err := d.List(sts...)
+		printRecords(stdout, recs, false)
+		return err
+	})
+}
+
+// runToolsPending prints the tools waiting for a decision and where each
+// came from.
+func runToolsPending(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	c := newToolsCmd("pending", stderr, false)
+	if err := c.parse(args, stderr); err != nil {
+		return err
+	}
+	if err := c.noArgs(stderr); err != nil {
+		return err
+	}
+	return c.withDB(func(d *toollib.DB) error {
+		recs, err := d.List(toollib.Pending)
+		printRecords(stdout, recs, true)
+		return err
+	})
+}
+
+// printRecords prints one line per tool: id, state, signature and first
+// sentence, and with provenance where it came from.
+func printRecords(w io.Writer, recs []toollib.Record, provenance bool) {
+	for _, r := range recs {
+		line := fmt.Sprintf("%d\t%s\t%s", r.ID, r.State, strings.TrimSuffix(toollib.Listing([]toollib.Tool{r.Tool}), "\n"))
+		if provenance {
+			line += "\t(" + origin(r) + ", added " + r.Created.Format(time.RFC3339) + ")"
+		}
+		fmt.Fprintln(w, line)
+	}
+}
+
+// origin says where a tool came from: its source, task and run.
+func origin(r toollib.Record) string {
+	s := "from " + r.Provenance.Source
+	if r.Provenance.Task != "" {
+		s += ", task " + r.Provenance.Task
+	}
+	if r.Provenance.Run != "" {
+		s += ", run " + r.Provenance.Run
+	}
+	return s
+}
+
+// runToolsShow prints everything the database holds about one tool.
+func runToolsShow(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	c := newToolsCmd("show", stderr, false)
+	if err := c.parse(args, stderr); err != nil {
+		return err
+	}
+	id, err := c.id(stderr)
+	if err != nil {
+		return err
+	}
+	return c.withDB(func(d *toollib.DB) error {
+		r, err := d.Get(id)
+		if err != nil {
+			return err
+		}
+		state := string(r.State)
+		if r.Decider != "" {
+			state += " by " + r.Decider + " at " + r.DecidedAt.Format(time.RFC3339)
+		}
+		fmt.Fprintf(stdout, "id: %d\nname: %s\nstate: %s\n", r.ID, r.Tool.Name, state)
+		if r.Reason != "" {
+			fmt.Fprintf(stdout, "reason: %s\n", r.Reason)
+		}
+		fmt.Fprintf(stdout, "origin: %s\ncreated: %s\nuses: %d\nsignature: %s\nverified: %t\n",
+			strings.TrimPrefix(origin(r), "from "), r.Created.Format(time.RFC3339), r.Uses, r.Tool.Signature, r.Verified)
+		for line := range strings.SplitSeq(strings.TrimRight(r.VerifyLog, "\n"), "\n") {
+			fmt.Fprintf(stdout, "  %s\n", line)
+		}
+		fmt.Fprintf(stdout, "source:\n%s\n", strings.TrimRight(r.Tool.Source, "\n"))
+		return nil
+	})
+}
+
+// runToolsApprove approves a tool, recording who and when.
+func runToolsApprove(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	return decide("approve", args, stdout, stderr, func(d *toollib.DB, id int64, who, _ string) error {
+		return d.Approve(id, who)
+	})
+}
+
+// runToolsReject rejects a tool, recording who, when and why.
+func runToolsReject(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	return decide("reject", args, stdout, stderr, func(d *toollib.DB, id int64, who, reason string) error {
+		return d.Reject(id, who, reason)
+	})
+}
+
+// decide parses `approve|reject ID [-reason TEXT] [-by WHO]`, records the
+// decision and prints it.
+func decide(name string, args []string, stdout, stderr io.Writer, do func(d *toollib.DB, id int64, who, reason string) error) error {
+	c := newToolsCmd(name, stderr, true)
+	var reason *string
+	if name == "reject" {
+		reason = c.fs.String("reason", "", "why the tool is rejected (required)")
+	}
+	if err := c.parse(args, stderr); err != nil {
+		return err
+	}
+	id, err := c.id(stderr)
+	if err != nil {
+		return err
+	}
+	why := ""
+	if reason != nil {
+		if why = strings.TrimSpace(*reason); why == "" {
+			fmt.Fprintln(stderr, "artist tools reject: say why with -reason TEXT")
+			return errUsage
+		}
+	}
+	who, err := c.who(stderr)
+	if err != nil {
+		return err
+	}
+	return c.withDB(func(d *toollib.DB) error {
+		if err := do(d, id, who, why); err != nil {
+			return err
+		}
+		r, err := d.Get(id)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s %d %s (by %s)\n", r.State, r.ID, r.Tool.Name, who)
+		return nil
+	})
 }

@@ -21,6 +21,22 @@ type Data struct {
 	Dir    string
 	tables *Dict
 	ext    *Dict
+	mem    map[string][]Entry // categories held in memory (WithEntries)
+}
+
+// WithEntries returns a copy of d that also holds entries as category:
+// Entries(category) returns them (copies of the slice, in order) instead
+// of reading files, so generated conversations are replayed and judged
+// like the benchmark's. d itself is unchanged; the entries must not be
+// modified afterwards.
+func (d *Data) WithEntries(category string, entries []Entry) *Data {
+	c := *d
+	c.mem = make(map[string][]Entry, len(d.mem)+1)
+	for k, v := range d.mem {
+		c.mem[k] = v
+	}
+	c.mem[category] = entries
+	return &c
 }
 
 // Message is one chat message of a question.
@@ -101,8 +117,12 @@ func (d *Data) defaults(class string) *Dict {
 	return v.(*Dict)
 }
 
-// Entries reads a category's entries and their ground truth.
+// Entries reads a category's entries and their ground truth (a category
+// added by WithEntries comes from memory).
 func (d *Data) Entries(category string) ([]Entry, error) {
+	if es, ok := d.mem[category]; ok {
+		return append([]Entry(nil), es...), nil
+	}
 	qs, err := readLines(filepath.Join(d.Dir, "BFCL_v3_multi_turn_"+category+".json"))
 	if err != nil {
 		return nil, err

@@ -11,7 +11,9 @@ import (
 	"github.com/artist-rl/artist/envs/arith"
 	"github.com/artist-rl/artist/envs/bfcl"
 	"github.com/artist-rl/artist/envs/family"
+	"github.com/artist-rl/artist/envs/fcsynth"
 	"github.com/artist-rl/artist/envs/mathtask"
+	"github.com/artist-rl/artist/envs/multistep"
 	"github.com/artist-rl/artist/envs/taubench"
 )
 
@@ -19,5 +21,7 @@ func init() {
 	family.Register(arith.Family{})
 	family.Register(mathtask.Family{})
 	family.Register(bfcl.Family{})
+	family.Register(fcsynth.Family{})
 	family.Register(taubench.Family{})
+	family.Register(multistep.Family{})
 }

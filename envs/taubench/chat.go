@@ -24,7 +24,9 @@ type ChatClient struct {
 	URL         string
 	Model       string
 	Temperature float64
-	Seed        int64
+	// MaxTokens, when > 0, bounds the reply's tokens (max_tokens).
+	MaxTokens int
+	Seed      int64
 	// Timeout bounds one request; 0 means DefaultChatTimeout.
 	Timeout time.Duration
 	// HTTP sends the requests; nil means http.DefaultClient.
@@ -35,6 +37,7 @@ type chatRequest struct {
 	Model       string        `json:"model"`
 	Messages    []ChatMessage `json:"messages"`
 	Temperature float64       `json:"temperature"`
+	MaxTokens   int           `json:"max_tokens,omitempty"`
 	Seed        int64         `json:"seed"`
 }
 
@@ -64,7 +67,7 @@ func (c *ChatClient) Chat(ctx context.Context, messages []ChatMessage) (string, 
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	body, err := json.Marshal(chatRequest{Model: c.Model, Messages: messages, Temperature: c.Temperature, Seed: c.Seed})
+	body, err := json.Marshal(chatRequest{Model: c.Model, Messages: messages, Temperature: c.Temperature, MaxTokens: c.MaxTokens, Seed: c.Seed})
 	if err != nil {
 		return "", fmt.Errorf("taubench: user chat: %w", err)
 	}

@@ -89,10 +89,14 @@
 // and each end of the policy's turn is a respond action whose content is
 // the turn's text without its reasoning (Message), which the user answers
 // until it says StopMarker or transfer_to_human_agents is called. The
-// user is scripted (the instruction, then UserConfig.Script) or a model
-// behind an OpenAI-compatible chat-completions endpoint (ChatClient,
-// LLMUser), whose opening is generated once per task so that a GRPO group
-// shares its prompt. Set.Score replays a trajectory's episode
+// user is scripted (the instruction, then UserConfig.Script) or a model,
+// behind an OpenAI-compatible chat-completions endpoint (ChatClient) or
+// one of our checkpoints in this process (UserModel, opened by the loader
+// a program registers with RegisterUserModels), played through LLMUser;
+// a model's opening is generated once per task so that a GRPO group
+// shares its prompt. Set.ChatAdapter presents the tasks to a
+// chat-completions agent with native tool calls (the wiki as the system
+// message, tools.json as the tools). Set.Score replays a trajectory's episode
 // (TrajectoryOutcome) for the reward components, which package reward
 // registers as taubench_reward, _state, _function, _outputs and _format;
 // a rollout is correct when the tau-bench reward is 1.

@@ -52,3 +52,17 @@ func ExampleEpisode() {
 	// respond -> ###STOP### (done true)
 	// reward: 1
 }
+
+func ExampleDomain_ChatTools() {
+	d, err := taubench.Load("../../testdata/tau_bench/airline", taubench.Airline)
+	if err != nil {
+		panic(err)
+	}
+	tools, err := d.ChatTools()
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(len(tools), tools[0].Type, tools[0].Function.Name, tools[1].Function.Name)
+	// Output:
+	// 14 function book_reservation calculate
+}

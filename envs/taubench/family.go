@@ -29,8 +29,9 @@ const (
 
 // User kinds of UserConfig.Kind.
 const (
-	UserScripted = "scripted"
-	UserOpenAI   = "openai"
+	UserScripted   = "scripted"
+	UserOpenAI     = "openai"
+	UserCheckpoint = "checkpoint"
 )
 
 // Config is the task.taubench section: conversations with a simulated
@@ -61,23 +62,43 @@ type Config struct {
 // UserConfig is the simulated customer. Kind scripted (default) opens
 // with the task's instruction and then says Script, one utterance per
 // reply, then StopMarker; kind openai is a model behind an
-// OpenAI-compatible chat-completions endpoint prompted by UserPrompt.
+// OpenAI-compatible chat-completions endpoint, and kind checkpoint one of
+// our checkpoints run in this process (UserModel), both prompted by
+// UserPrompt.
 type UserConfig struct {
 	Kind   string   `yaml:"kind"`
 	Script []string `yaml:"script"`
-	// URL, Model, Temperature (default 0) and Seed (default 0) set the
-	// requests of kind openai; Timeout bounds one (default 60s).
-	URL         string        `yaml:"url"`
-	Model       string        `yaml:"model"`
+	// URL and Model name the server of kind openai; Timeout bounds one
+	// request (default 60s).
+	URL   string `yaml:"url"`
+	Model string `yaml:"model"`
+	// Checkpoint is the checkpoint folder of kind checkpoint, rendered
+	// with its own chat template.
+	Checkpoint string `yaml:"checkpoint"`
+	// Temperature (default 0), Seed (default 0) and MaxTokens (default
+	// 512; 0: the server's default, or the rest of the checkpoint's
+	// context) set the sampling of kinds openai and checkpoint. The
+	// user of the task at index i of its split samples with Seed+i, so
+	// a seed fixes every conversation.
 	Temperature float64       `yaml:"temperature"`
 	Seed        int64         `yaml:"seed"`
+	MaxTokens   int           `yaml:"max_tokens"`
 	Timeout     time.Duration `yaml:"timeout"`
 }
 
 // DefaultConfig returns the documented defaults.
 func DefaultConfig() Config {
 	return Config{Env: Retail, Split: "train", Heldout: "dev", Data: "data/tau_bench", MaxReplies: 15, Docs: DocsJSON,
-		User: UserConfig{Kind: UserScripted, Timeout: DefaultChatTimeout}}
+		User: UserConfig{Kind: UserScripted, MaxTokens: DefaultUserMaxTokens, Timeout: DefaultChatTimeout}}
+}
+
+// DefaultUserMaxTokens is the default of task.taubench.user.max_tokens.
+const DefaultUserMaxTokens = 512
+
+// simulated reports whether the user is a model (kinds openai and
+// checkpoint), which opens each task once and answers through a ChatFunc.
+func (u UserConfig) simulated() bool {
+	return u.Kind == UserOpenAI || u.Kind == UserCheckpoint
 }
 
 // Validate names the first key that cannot run.
@@ -102,19 +123,19 @@ func (c Config) Validate() error {
 
 // Validate names the first key of task.taubench.user that cannot run.
 func (u UserConfig) Validate() error {
-	switch u.Kind {
-	case UserScripted:
-		return nil
-	case UserOpenAI:
-		if u.URL == "" || u.Model == "" {
-			return fmt.Errorf("taubench: task.taubench.user.url and .model are needed by kind %s (an OpenAI-compatible server such as vLLM)", UserOpenAI)
-		}
-		if u.Temperature < 0 || u.Timeout < 0 {
-			return fmt.Errorf("taubench: task.taubench.user.temperature and .timeout must be >= 0, got %g and %v", u.Temperature, u.Timeout)
-		}
-		return nil
+	switch {
+	case u.Kind != UserScripted && u.Kind != UserOpenAI && u.Kind != UserCheckpoint:
+		return fmt.Errorf("taubench: task.taubench.user.kind %q is unknown: use %s, %s or %s", u.Kind, UserScripted, UserOpenAI, UserCheckpoint)
+	case u.Kind == UserOpenAI && (u.URL == "" || u.Model == ""):
+		return fmt.Errorf("taubench: task.taubench.user.url and .model are needed by kind %s (an OpenAI-compatible server such as vLLM)", UserOpenAI)
+	case u.Kind == UserCheckpoint && u.Checkpoint == "":
+		return fmt.Errorf("taubench: task.taubench.user.checkpoint is needed by kind %s: name a checkpoint folder", UserCheckpoint)
+	case u.Kind != UserCheckpoint && u.Checkpoint != "":
+		return fmt.Errorf("taubench: task.taubench.user.checkpoint is set but user.kind is %s: set user.kind: %s to have the checkpoint play the customer", u.Kind, UserCheckpoint)
+	case u.Temperature < 0 || u.Timeout < 0 || u.MaxTokens < 0:
+		return fmt.Errorf("taubench: task.taubench.user.temperature, .max_tokens and .timeout must be >= 0, got %g, %d and %v", u.Temperature, u.MaxTokens, u.Timeout)
 	}
-	return fmt.Errorf("taubench: task.taubench.user.kind %q is unknown: use %s or %s", u.Kind, UserScripted, UserOpenAI)
+	return nil
 }
 
 // Family is the tau-bench task family. Register it with family.Register.
@@ -178,6 +199,9 @@ func (Family) OpenBenchmark(dataDir, name string, section any, f rollout.Format)
 		return nil, fmt.Errorf("taubench: %q is not a tau-bench benchmark: use %s%s or %s%s", name, BenchmarkPrefix, Airline, BenchmarkPrefix, Retail)
 	}
 	c := *section.(*Config)
+	if err := c.User.Validate(); err != nil {
+		return nil, err
+	}
 	c.Env, c.Split, c.Heldout = env, "test", "test"
 	held, err := openSplit(filepath.Join(dataDir, "tau_bench", env), c, "test")
 	if err != nil {

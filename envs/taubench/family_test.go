@@ -141,7 +141,7 @@ func TestOpenAIUser(t *testing.T) {
 	var heard []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req chatRequest
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || r.URL.Path != "/v1/chat/completions" {
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || r.URL.Path != "/v1/chat/completions" || req.MaxTokens != 9 || req.Seed < 3 || req.Seed > 6 { // seed 3 + the task's index
 			http.Error(w, "bad request", http.StatusBadRequest)
 			return
 		}
@@ -154,7 +154,7 @@ func TestOpenAIUser(t *testing.T) {
 		json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"message": ChatMessage{Role: "assistant", Content: reply}}}})
 	}))
 	defer srv.Close()
-	s := openFixture(t, Retail, UserConfig{Kind: UserOpenAI, URL: srv.URL, Model: "user"})
+	s := openFixture(t, Retail, UserConfig{Kind: UserOpenAI, URL: srv.URL, Model: "user", MaxTokens: 9, Seed: 3})
 	tasks := s.Train().Sample(rand.New(rand.NewSource(1)), 2)
 	if !strings.HasSuffix(tasks[0].Prompt, "# Customer\nI want to cancel my order.") {
 		t.Fatalf("prompt ends %q", tasks[0].Prompt[max(0, len(tasks[0].Prompt)-60):])

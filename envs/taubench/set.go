@@ -51,6 +51,7 @@ type Set struct {
 	heldout []string
 	tasks   map[string]Task
 	index   map[string]int // task ID -> index in its split, seeding its user
+	model   UserModel      // the customer of user kind checkpoint
 
 	mu       sync.Mutex
 	openings map[string]string // task ID -> the user's first utterance
@@ -59,6 +60,13 @@ type Set struct {
 
 func newSet(train, held *split, c Config, f rollout.Format) (*Set, error) {
 	s := &Set{domain: held.domain, cfg: c, format: f, tasks: map[string]Task{}, index: map[string]int{}, openings: map[string]string{}}
+	if c.User.Kind == UserCheckpoint {
+		m, err := openUserModel(c.User.Checkpoint)
+		if err != nil {
+			return nil, err
+		}
+		s.model = m
+	}
 	add := func(sp *split) []string {
 		var ids []string
 		for i, t := range sp.tasks {
@@ -115,8 +123,9 @@ func (s *Set) task(id string) envs.Task {
 }
 
 // opening is the user's first utterance of a task, shared by all its
-// trajectories, so a GRPO group shares its prompt. A user that fails to
-// open says StopMarker.
+// trajectories, so a GRPO group shares its prompt: the instruction for a
+// scripted user, the model's first message for a simulated one. A user
+// that fails to open says StopMarker.
 func (s *Set) opening(id string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -125,8 +134,8 @@ func (s *Set) opening(id string) string {
 	}
 	t := s.tasks[id]
 	o := t.Instruction
-	if s.cfg.User.Kind == UserOpenAI {
-		u := &LLMUser{Chat: s.chat(id).Chat}
+	if s.cfg.User.simulated() {
+		u := &LLMUser{Chat: s.userChat(id)}
 		var err error
 		if o, err = u.Start(context.Background(), t.Instruction); err != nil {
 			o = StopMarker
@@ -136,15 +145,25 @@ func (s *Set) opening(id string) string {
 	return o
 }
 
-func (s *Set) chat(id string) *ChatClient {
+// userChat is the chat function of a task's simulated user: the
+// checkpoint's model or the server's, sampling with the configured
+// temperature and token budget and the seed of the task (Seed plus its
+// index).
+func (s *Set) userChat(id string) ChatFunc {
 	u := s.cfg.User
-	return &ChatClient{URL: u.URL, Model: u.Model, Temperature: u.Temperature, Seed: u.Seed + int64(s.index[id]), Timeout: u.Timeout}
+	seed := u.Seed + int64(s.index[id])
+	if u.Kind == UserCheckpoint {
+		smp := Sampling{Temperature: u.Temperature, MaxTokens: u.MaxTokens, Seed: seed}
+		return func(ctx context.Context, msgs []ChatMessage) (string, error) { return s.model.Chat(ctx, msgs, smp) }
+	}
+	c := &ChatClient{URL: u.URL, Model: u.Model, Temperature: u.Temperature, MaxTokens: u.MaxTokens, Seed: seed, Timeout: u.Timeout}
+	return c.Chat
 }
 
 // newUser is a task's user positioned after its opening.
 func (s *Set) newUser(id string, t Task) (User, error) {
-	if s.cfg.User.Kind == UserOpenAI {
-		u := &LLMUser{Chat: s.chat(id).Chat}
+	if s.cfg.User.simulated() {
+		u := &LLMUser{Chat: s.userChat(id)}
 		u.Resume(t.Instruction, s.opening(id))
 		return u, nil
 	}

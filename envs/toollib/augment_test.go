@@ -12,13 +12,13 @@ import (
 
 func TestAugmentSession(t *testing.T) {
 	ctx := context.Background()
-	a := &Augment{Inner: newSandbox(t, 2*time.Second), Lib: fixtureLibrary(t), K: 2}
+	s := newSandbox(t, 2*time.Second)
+	a := &Augment{Inner: s, Lib: fixtureDB(t, s), K: 2}
 	task := envs.Task{Prompt: "Is 221 a prime number? Also give the sum of its digits."}
 	if got := names(a.Retrieved(task)); got != "digitSum isPrime" {
 		t.Fatalf("Retrieved = %q, want digitSum and isPrime", got)
 	}
 	sess := a.OpenSession(task)
-	defer sess.Close()
 	cases := []struct {
 		name, input string
 		status      envs.Status
@@ -37,6 +37,14 @@ func TestAugmentSession(t *testing.T) {
 			}
 		})
 	}
+	if err := sess.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]int{"isPrime": 1, "digitSum": 1, "gcd": 0} {
+		if r, _ := a.Lib.ByName(name); r.Uses != want {
+			t.Errorf("%s has %d uses, want %d (one per session that called it)", name, r.Uses, want)
+		}
+	}
 	t.Run("no task, no prelude", func(t *testing.T) {
 		if r := a.Call(ctx, "fmt.Println(isPrime(7))"); r.Status != envs.StatusError {
 			t.Errorf("Call without a session = %+v, want an error", r)
@@ -52,7 +60,7 @@ func TestAugmentStateful(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	a := &Augment{Inner: s, Lib: fixtureLibrary(t), K: 1}
+	a := &Augment{Inner: s, Lib: fixtureDB(t, s), K: 1}
 	sess := a.OpenSession(envs.Task{Prompt: "prime"})
 	defer sess.Close()
 	inputs := []struct{ name, input, want string }{
@@ -69,6 +77,8 @@ func TestAugmentStateful(t *testing.T) {
 	}
 }
 
+// TestAugmentGrow: a grown tool is pending, so no session retrieves it,
+// unless the Augment auto-approves.
 func TestAugmentGrow(t *testing.T) {
 	ctx := context.Background()
 	s := newSandbox(t, 2*time.Second)
@@ -89,40 +99,55 @@ func isPrime(n int) bool { return true }
 
 fmt.Println(cube(2), triple(2))`
 	cases := []struct {
-		name  string
-		grow  bool
-		input string
-		grown int
-		has   []string
-		lacks []string
+		name        string
+		grow, auto  bool
+		input       string
+		grown       int
+		has         []string
+		lacks       []string
+		state       State // of cube, when grown
+		retrievable bool  // whether a later session retrieves cube
 	}{
-		{"off", false, snippet, 0, nil, []string{"cube", "triple"}},
-		{"failing call", true, snippet + "\nundefinedName()", 0, nil, []string{"cube", "triple"}},
-		{"adds passing tools only", true, snippet, 1, []string{"cube"}, []string{"triple"}},
+		{"off", false, false, snippet, 0, nil, []string{"cube", "triple"}, "", false},
+		{"failing call", true, false, snippet + "\nundefinedName()", 0, nil, []string{"cube", "triple"}, "", false},
+		{"adds passing tools as pending", true, false, snippet, 1, []string{"cube"}, []string{"triple"}, Pending, false},
+		{"auto-approve", true, true, snippet, 1, []string{"cube"}, []string{"triple"}, Approved, true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			lib := fixtureLibrary(t)
-			prime := lib.Search("prime", 1)[0].Source
-			a := &Augment{Inner: s, Lib: lib, K: 1, Grow: c.grow}
-			sess := a.OpenSession(envs.Task{Prompt: "cube"})
+			lib := fixtureDB(t, s)
+			prime, _ := lib.ByName("isPrime")
+			a := &Augment{Inner: s, Lib: lib, K: 1, Grow: c.grow, AutoApprove: c.auto, Run: "runs/x"}
+			sess := a.OpenSession(envs.Task{ID: "task-7", Prompt: "cube"})
 			sess.Call(ctx, c.input)
 			sess.Close()
 			if a.Grown() != c.grown || lib.Len() != 4+c.grown {
 				t.Errorf("Grown() = %d, Len() = %d; want %d grown", a.Grown(), lib.Len(), c.grown)
 			}
 			for _, n := range c.has {
-				if !lib.Has(n) {
+				if _, err := lib.ByName(n); err != nil {
 					t.Errorf("library lacks %s", n)
 				}
 			}
 			for _, n := range c.lacks {
-				if lib.Has(n) {
+				if _, err := lib.ByName(n); err == nil {
 					t.Errorf("library has %s", n)
 				}
 			}
-			if lib.Search("prime", 1)[0].Source != prime {
+			if again, _ := lib.ByName("isPrime"); again.Tool.Source != prime.Tool.Source {
 				t.Error("growth replaced a library tool")
+			}
+			if c.grown == 0 {
+				return
+			}
+			cube, _ := lib.ByName("cube")
+			if want := (Provenance{Task: "task-7", Run: "runs/x", Source: "grow"}); cube.State != c.state || cube.Provenance != want {
+				t.Errorf("grown cube: state %s, provenance %+v; want %s, %+v", cube.State, cube.Provenance, c.state, want)
+			}
+			got := names(a.Retrieved(envs.Task{Prompt: "cube of a number"}))
+			r := a.OpenSession(envs.Task{Prompt: "cube of a number"}).Call(ctx, "fmt.Println(cube(3))")
+			if (got == "cube") != c.retrievable || (r.Status == envs.StatusOK) != c.retrievable {
+				t.Errorf("retrieved %q and a call of cube gave %+v; want it retrievable and callable: %v", got, r, c.retrievable)
 			}
 		})
 	}
@@ -132,7 +157,8 @@ fmt.Println(cube(2), triple(2))`
 // with -race it checks the locking.
 func TestAugmentConcurrent(t *testing.T) {
 	ctx := context.Background()
-	a := &Augment{Inner: newSandbox(t, 2*time.Second), Lib: fixtureLibrary(t), K: 3, Grow: true}
+	s := newSandbox(t, 2*time.Second)
+	a := &Augment{Inner: s, Lib: fixtureDB(t, s), K: 3, Grow: true}
 	var wg sync.WaitGroup
 	for i := range 4 {
 		wg.Go(func() {
@@ -145,15 +171,18 @@ func TestAugmentConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if a.Grown() != 1 || a.Lib.Len() != 5 {
-		t.Errorf("Grown() = %d, Len() = %d; want inc added once", a.Grown(), a.Lib.Len())
+	if a.Grown() != 1 || a.Lib.Len() != 5 || a.Err() != nil {
+		t.Errorf("Grown() = %d, Len() = %d, Err() = %v; want inc added once", a.Grown(), a.Lib.Len(), a.Err())
+	}
+	if b, _ := a.Lib.ByName("binomial"); b.Uses != 4 {
+		t.Errorf("binomial has %d uses, want one per session", b.Uses)
 	}
 }
 
 func TestAugmentStatelessInnerTool(t *testing.T) {
 	// An Inner that is not a SessionTool is called directly.
 	inner := recorder{}
-	a := &Augment{Inner: &inner, Lib: fixtureLibrary(t), K: 1}
+	a := &Augment{Inner: &inner, Lib: fixtureDB(t, newSandbox(t, 2*time.Second)), K: 1}
 	sess := a.OpenSession(envs.Task{Prompt: "greatest common divisor"})
 	sess.Call(context.Background(), "fmt.Println(gcd(4, 6))")
 	if err := sess.Close(); err != nil {

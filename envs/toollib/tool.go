@@ -2,7 +2,7 @@ package toollib
 
 import (
 	"bytes"
-	"context"
+	"cmp"
 	"errors"
 	"fmt"
 	"go/ast"
@@ -11,15 +11,17 @@ import (
 	"go/scanner"
 	"go/token"
 	"strings"
-
-	"github.com/artist-rl/artist/envs"
 )
 
-// Case is one test of a tool: Expr is a Go expression whose fmt.Println
-// output, without its final newline, must equal Want.
+// Case is one test of a tool: the value of the Go expression Expr must
+// equal the Go value Want, compared as Verify describes. Want holds one
+// expression per result of Expr, separated by commas ("3, 1" for a
+// function of two results). Tol, when set, is the absolute tolerance of a
+// numeric result ("1e-9"); empty compares exactly.
 type Case struct {
 	Expr string `json:"expr"`
 	Want string `json:"want"`
+	Tol  string `json:"tol,omitempty"`
 }
 
 // Tool is one library function.
@@ -35,8 +37,10 @@ type Tool struct {
 // function declaration (not a method) and nothing else but an optional
 // package clause. Its doc comment must hold a description and at least one
 // example line: a line whose text, trimmed, is EXPR == WANT, where EXPR is
-// an expression that calls the function and WANT is what fmt.Println
-// prints for it (6, true, hello, [1 2 3], 2.5).
+// an expression that calls the function and WANT is its value written in
+// Go (6, -2.5, "olleh", 'x', true, nil, []int{1, 2}), optionally followed
+// by a tolerance, EXPR == WANT (±TOL). An example line whose WANT is not a
+// Go value is an error naming the line.
 func ParseTool(src string) (Tool, error) {
 	wrapped := src
 	if !hasPackageClause(src) {
@@ -61,7 +65,10 @@ func ParseTool(src string) (Tool, error) {
 	if fd.Doc == nil {
 		return Tool{}, fmt.Errorf("toollib: func %s has no doc comment", name)
 	}
-	doc, cases := splitDoc(fd.Doc.Text(), name)
+	doc, cases, err := splitDoc(fd.Doc.Text(), name)
+	if err != nil {
+		return Tool{}, fmt.Errorf("toollib: func %s: %w", name, err)
+	}
 	if doc == "" {
 		return Tool{}, fmt.Errorf("toollib: func %s: doc comment has no description", name)
 	}
@@ -112,11 +119,15 @@ func checkName(name string) error {
 
 // splitDoc separates doc comment text into the description (example lines
 // removed, blank-line runs collapsed) and the example cases.
-func splitDoc(text, name string) (string, []Case) {
+func splitDoc(text, name string) (string, []Case, error) {
 	var lines []string
 	var cases []Case
 	for line := range strings.SplitSeq(text, "\n") {
-		if c, ok := parseExample(strings.TrimSpace(line), name); ok {
+		c, ok, err := parseExample(strings.TrimSpace(line), name)
+		if err != nil {
+			return "", nil, err
+		}
+		if ok {
 			cases = append(cases, c)
 			continue
 		}
@@ -126,21 +137,32 @@ func splitDoc(text, name string) (string, []Case) {
 		}
 		lines = append(lines, line)
 	}
-	return strings.TrimSpace(strings.Join(lines, "\n")), cases
+	return strings.TrimSpace(strings.Join(lines, "\n")), cases, nil
 }
 
 // parseExample reads "EXPR == WANT": the first split at " == " whose left
-// side parses as an expression that calls name.
-func parseExample(line, name string) (Case, bool) {
+// side parses as an expression that calls name and whose right side is a
+// valid WANT (see parseWant). A line with such a left side but no valid
+// right side is an error; any other line is not an example.
+func parseExample(line, name string) (Case, bool, error) {
+	var firstErr error
 	for i := 0; ; {
 		j := strings.Index(line[i:], " == ")
 		if j < 0 {
-			return Case{}, false
+			if firstErr != nil {
+				return Case{}, false, fmt.Errorf("example %q: %w", line, firstErr)
+			}
+			return Case{}, false, nil
 		}
 		i += j
 		expr, want := strings.TrimSpace(line[:i]), strings.TrimSpace(line[i+4:])
-		if e, err := parser.ParseExpr(expr); err == nil && calls(e, name) && want != "" {
-			return Case{Expr: expr, Want: want}, true
+		if e, err := parser.ParseExpr(expr); err == nil && calls(e, name) {
+			c, err := parseWant(want, name)
+			if err == nil {
+				c.Expr = expr
+				return c, true, nil
+			}
+			firstErr = cmp.Or(firstErr, err)
 		}
 		i += 4
 	}
@@ -183,27 +205,6 @@ func hasPackageClause(src string) bool {
 	s.Init(fset.AddFile("", -1, len(src)), []byte(src), nil, 0)
 	_, tok, _ := s.Scan()
 	return tok == token.PACKAGE
-}
-
-// Verify runs every case of t in run: the input is t.Source followed by a
-// line that prints the case's expression, and it must end with StatusOK
-// and output Want plus a newline. The error names the first failing case
-// and what came back (a compile error, a panic, a timeout or the wrong
-// output). A tool without cases fails.
-func Verify(ctx context.Context, run envs.Tool, t Tool) error {
-	if len(t.Cases) == 0 {
-		return fmt.Errorf("toollib: verify %s: no cases", t.Name)
-	}
-	for _, c := range t.Cases {
-		r := run.Call(ctx, t.Source+"\nfmt.Println("+c.Expr+")")
-		switch {
-		case r.Status != envs.StatusOK:
-			return fmt.Errorf("toollib: verify %s: case %s: %s: %s", t.Name, c.Expr, r.Status, r.Output)
-		case r.Output != c.Want+"\n":
-			return fmt.Errorf("toollib: verify %s: case %s: got %q, want %q", t.Name, c.Expr, strings.TrimSuffix(r.Output, "\n"), c.Want)
-		}
-	}
-	return nil
 }
 
 // Prelude is the source of tools joined by blank lines, to prepend to a

@@ -48,7 +48,7 @@ func TestParseTool(t *testing.T) {
 		Doc:       "gcd returns the greatest common divisor.",
 		Signature: "func gcd(a, b int) int",
 		Source:    gcdSrc,
-		Cases:     []Case{{"gcd(12, 18)", "6"}, {"gcd(eq(1 == 1), 2)", "1"}},
+		Cases:     []Case{{Expr: "gcd(12, 18)", Want: "6"}, {Expr: "gcd(eq(1 == 1), 2)", Want: "1"}},
 	}
 	got, err := ParseTool(gcdSrc)
 	if err != nil || !reflect.DeepEqual(got, want) {
@@ -63,8 +63,8 @@ func TestParseTool(t *testing.T) {
 		}
 	})
 	t.Run("prose with == is not an example", func(t *testing.T) {
-		got, err := ParseTool("// f is 1 when x == 2.\n//\tf(2) == [1 2 3]\nfunc f(x int) []int { return nil }")
-		if err != nil || got.Doc != "f is 1 when x == 2." || !reflect.DeepEqual(got.Cases, []Case{{"f(2)", "[1 2 3]"}}) {
+		got, err := ParseTool("// f is 1 when x == 2.\n//\tf(2) == []int{1, 2, 3}\nfunc f(x int) []int { return nil }")
+		if err != nil || got.Doc != "f is 1 when x == 2." || !reflect.DeepEqual(got.Cases, []Case{{Expr: "f(2)", Want: "[]int{1, 2, 3}"}}) {
 			t.Errorf("got %+v, %v", got, err)
 		}
 	})
@@ -81,6 +81,12 @@ func TestParseTool(t *testing.T) {
 		{"only examples", "//\tf() == 1\nfunc f() int { return 1 }", "no description"},
 		{"reserved name", "// main runs.\n//\tmain() == 1\nfunc main() {}", `name "main" is reserved`},
 		{"no body", "// f is external.\n//\tf() == 1\nfunc f() int", "has no body"},
+		{"printed want", "// f says hi.\n//\tf() == hello there\nfunc f() string { return \"\" }", `example "f() == hello there": WANT "hello there" is not a Go value`},
+		{"printed slice", "// f.\n//\tf() == [1 2 3]\nfunc f() []int { return nil }", `WANT "[1 2 3]" is not a Go value`},
+		{"want calls the tool", "// f.\n//\tf(1) == f(1)\nfunc f(x int) int { return x }", `WANT "f(1)" calls f itself`},
+		{"bad tolerance", "// f.\n//\tf() == 1.5 (±x)\nfunc f() float64 { return 1.5 }", `tolerance "x" is not a non-negative number`},
+		{"negative tolerance", "// f.\n//\tf() == 1.5 (+-  -1)\nfunc f() float64 { return 1.5 }", `tolerance "-1"`},
+		{"tolerance of two results", "// f.\n//\tf() == 1.5, 2 (±0.1)\nfunc f() (float64, int) { return 1.5, 2 }", "a tolerance applies to one result"},
 	}
 	for _, c := range bad {
 		t.Run(c.name, func(t *testing.T) {
@@ -105,7 +111,7 @@ fmt.Println(double(x))
 func helper(s string) string { return s + "!" }
 
 // shout returns s in upper case with an exclamation mark, as in {"a"}.
-//	shout("hi") == HI!
+//	shout("hi") == "HI!"
 func shout(s string) string {
 	return helper(strings.ToUpper(s))
 }
@@ -136,7 +142,7 @@ func noExample() {}
 	}
 	t.Run("source is the declaration", func(t *testing.T) {
 		got := Harvest(snippet)
-		if len(got) != 2 || got[1].Source != "// shout returns s in upper case with an exclamation mark, as in {\"a\"}.\n//\tshout(\"hi\") == HI!\nfunc shout(s string) string {\n\treturn helper(strings.ToUpper(s))\n}" {
+		if len(got) != 2 || got[1].Source != "// shout returns s in upper case with an exclamation mark, as in {\"a\"}.\n//\tshout(\"hi\") == \"HI!\"\nfunc shout(s string) string {\n\treturn helper(strings.ToUpper(s))\n}" {
 			t.Errorf("harvested %+v", got)
 		}
 	})
@@ -159,11 +165,11 @@ func TestVerify(t *testing.T) {
 	}{
 		{"passes", gcd, ""},
 		{"two tools in one prelude", Tool{Name: "both", Source: Prelude([]Tool{gcd, fixture(t, "isprime")}),
-			Cases: []Case{{"isPrime(gcd(91, 13))", "true"}}}, ""},
-		{"wrong want", withCase(gcd, "", Case{"gcd(12, 18)", "7"}), `case gcd(12, 18): got "6", want "7"`},
-		{"compile error", withCase(gcd, "", Case{"gcd(1)", "1"}), "case gcd(1): error: "},
-		{"panic", withCase(gcd, "func gcd(a, b int) int { panic(\"boom\") }", Case{"gcd(1, 2)", "1"}), "error: error: panic: boom"},
-		{"timeout", withCase(gcd, "func gcd(a, b int) int { for {} }", Case{"gcd(1, 2)", "1"}), "case gcd(1, 2): timeout"},
+			Cases: []Case{{Expr: "isPrime(gcd(91, 13))", Want: "true"}}}, ""},
+		{"wrong want", withCase(gcd, "", Case{Expr: "gcd(12, 18)", Want: "7"}), `case gcd(12, 18): got 6, want 7`},
+		{"compile error", withCase(gcd, "", Case{Expr: "gcd(1)", Want: "1"}), "case gcd(1): error: "},
+		{"panic", withCase(gcd, "func gcd(a, b int) int { panic(\"boom\") }", Case{Expr: "gcd(1, 2)", Want: "1"}), "error: error: panic: boom"},
+		{"timeout", withCase(gcd, "func gcd(a, b int) int { for {} }", Case{Expr: "gcd(1, 2)", Want: "1"}), "case gcd(1, 2): timeout"},
 		{"no cases", Tool{Name: "f", Source: gcd.Source}, "no cases"},
 	}
 	for _, c := range cases {

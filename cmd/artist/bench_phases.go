@@ -1,0 +1,90 @@
+package main
+
+// artist bench -grpo: one GRPO-shaped step of a model, phase by phase,
+// to size a real run's time and memory.
+
+import (
+	"math"
+	"math/rand"
+	"time"
+
+	"github.com/artist-rl/artist/internal/sysmem"
+	"github.com/artist-rl/artist/policy"
+	"github.com/artist-rl/artist/trainer"
+)
+
+// benchPhase is the time and the process's peak resident memory at the
+// end of one phase of a GRPO step.
+type benchPhase struct {
+	Name       string  `json:"name"`
+	Seconds    float64 `json:"seconds"`
+	PeakRSSMiB float64 `json:"peak_rss_mib"`
+}
+
+// benchGRPO runs one GRPO-shaped step on m: "rollout" samples
+// -decode-batch sequences of -new-tokens tokens after a -prompt-token
+// prompt with the key/value cache (temperature 1 from the seeded source);
+// "ref_logprobs" scores them again without gradients, as the KL reference
+// and a later mini-batch's old policy do; "update" is Backward of a loss
+// on the sampled tokens and an AdamW step. The first entry, "model", is
+// the memory after building the model, timed from start.
+func benchGRPO(m *policy.Model, s benchSettings, rng *rand.Rand, start time.Time) ([]benchPhase, error) {
+	phases := []benchPhase{{Name: "model", Seconds: benchRound(time.Since(start).Seconds(), 3), PeakRSSMiB: benchRound(sysmem.PeakRSSMiB(), 1)}}
+	mark := func(name string, t0 time.Time) {
+		phases = append(phases, benchPhase{Name: name, Seconds: benchRound(time.Since(t0).Seconds(), 3), PeakRSSMiB: benchRound(sysmem.PeakRSSMiB(), 1)})
+	}
+	B, P, N := s.decodeBatch, s.prompt, s.newTokens
+	seqs := benchTokens(rng, B, P, m.Config.VocabSize)
+
+	t0 := time.Now()
+	sess := m.NewSession(B, P+N)
+	logits := sess.Step(seqs)
+	next := make([][]int, B)
+	for range N {
+		for i, row := range logits {
+			tok := benchSample(row, rng.Float64())
+			seqs[i] = append(seqs[i], tok)
+			next[i] = []int{tok}
+		}
+		logits = sess.Step(next)
+	}
+	sess = nil
+	mark("rollout", t0)
+
+	t0 = time.Now()
+	m.LogProbs(seqs)
+	mark("ref_logprobs", t0)
+
+	t0 = time.Now()
+	coef := make([][]float32, B)
+	for i := range coef {
+		coef[i] = make([]float32, P+N)
+		for t := P; t < P+N; t++ {
+			coef[i][t] = -1 / float32(B*N)
+		}
+	}
+	opt := trainer.NewAdamWOn(m.Backend(), m.Params, trainer.DefaultAdamWConfig())
+	if _, err := m.Backward(seqs, coef); err != nil {
+		return nil, err
+	}
+	opt.Step(1e-6)
+	mark("update", t0)
+	return phases, nil
+}
+
+// benchSample draws a token from softmax(x) with the uniform u.
+func benchSample(x []float32, u float64) int {
+	mx := x[benchArgmax(x)]
+	sum := 0.0
+	for _, v := range x {
+		sum += math.Exp(float64(v - mx))
+	}
+	acc, target := 0.0, u*sum
+	for i, v := range x {
+		acc += math.Exp(float64(v - mx))
+		if acc >= target {
+			return i
+		}
+	}
+	return len(x) - 1
+}

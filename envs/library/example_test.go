@@ -1,0 +1,37 @@
+package library_test
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/artist-rl/artist/envs/library"
+	"github.com/artist-rl/artist/rollout"
+)
+
+func Example() {
+	lib, err := library.Parse(strings.NewReader(`{"id":"mul","family":"arith","description":"multiplication","input":"6 crates hold 7 jars each. How many jars?","steps":[{"thought":"6 * 7","tool":"sandbox","call":"fmt.Println(6 * 7)","result":"42\n"}],"answer":"42"}
+{"id":"rev","family":"strings","description":"reverse a word","input":"Reverse the word stop.","steps":[],"answer":"pots"}`), "example.jsonl")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ix := library.NewIndex(lib)
+	for _, m := range ix.Select("arith", "9 crates hold 5 jars each. How many jars?", 2) {
+		fmt.Printf("%s transfer=%v similar=%v\n", m.Demo.ID, m.Transfer, m.Score > 0)
+	}
+	d, _ := lib.Find("mul")
+	fmt.Println(library.Render(d, rollout.DefaultFormat(), library.SyntaxTags))
+	fmt.Println(library.Render(d, rollout.DefaultFormat(), library.SyntaxART))
+	// Output:
+	// mul transfer=false similar=true
+	// rev transfer=true similar=false
+	// 6 crates hold 7 jars each. How many jars?
+	// <think>6 * 7</think><code>fmt.Println(6 * 7)</code><output>42
+	// </output>
+	// <answer>42</answer>
+	// Q: 6 crates hold 7 jars each. How many jars?
+	// 6 * 7
+	// [sandbox] fmt.Println(6 * 7)
+	// #1: 42
+	// A: 42
+}

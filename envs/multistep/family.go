@@ -1,0 +1,166 @@
+package multistep
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/envs/family"
+	"github.com/artist-rl/artist/envs/sandbox"
+	"github.com/artist-rl/artist/reward"
+	"github.com/artist-rl/artist/rollout"
+)
+
+// FamilyName is the task.name of the multi-step word problems.
+const FamilyName = "multistep"
+
+// Family is the multistep task family: the word problems of NewSplit,
+// solved with Go code in the sandbox, judged by their final answer.
+// Register it with family.Register.
+type Family struct{}
+
+var (
+	_ family.Family = Family{}
+	_ family.Set    = (*Set)(nil)
+)
+
+// Name implements family.Family.
+func (Family) Name() string { return FamilyName }
+
+// DefaultConfig implements family.Family: a *Config.
+func (Family) DefaultConfig() any { c := DefaultConfig(); return &c }
+
+// Validate implements family.Family.
+func (Family) Validate(section any) error {
+	if err := section.(*Config).Validate(); err != nil {
+		return fmt.Errorf("multistep: task.multistep: %w", err)
+	}
+	return nil
+}
+
+// ToolKinds implements family.Family: Go code in the sandbox.
+func (Family) ToolKinds() []string { return []string{family.SandboxTool} }
+
+// Rewards implements family.Family: the math components.
+func (Family) Rewards() []string { return reward.AnswerRewards() }
+
+// WritesDemos implements family.Family.
+func (Family) WritesDemos() bool { return true }
+
+// Open implements family.Family with NewSplit.
+func (Family) Open(section any, f rollout.Format) (family.Set, error) {
+	c := *section.(*Config)
+	train, heldout, err := NewSplit(c)
+	if err != nil {
+		return nil, fmt.Errorf("multistep: task.multistep: %w", err)
+	}
+	return &Set{Answers: reward.Answers{Format: f}, train: train, heldout: heldout, seed: c.TrainSeed}, nil
+}
+
+// Set is the multistep family opened on its config.
+type Set struct {
+	reward.Answers
+	train   *Generator
+	heldout []envs.Task
+	seed    int64
+}
+
+// Train implements family.Set.
+func (s *Set) Train() envs.Sampler { return s.train }
+
+// Heldout implements family.Set.
+func (s *Set) Heldout() []envs.Task { return s.heldout }
+
+// TaskSeed implements family.Set: Config.TrainSeed.
+func (s *Set) TaskSeed() int64 { return s.seed }
+
+// Tool implements family.Set: the family has no tool of its own.
+func (*Set) Tool(kind string) (envs.Tool, error) {
+	return nil, fmt.Errorf("multistep: no tool of kind %q: use tool.kind: %s", kind, family.SandboxTool)
+}
+
+// Supplies implements family.Set: the math components need only the
+// format.
+func (*Set) Supplies() []any { return nil }
+
+// TaskGroup names the group of a task in evaluation breakdowns:
+// "steps=N", or "" for a task this package did not write.
+func (*Set) TaskGroup(t envs.Task) string {
+	n, ok := Steps(t)
+	if !ok {
+		return ""
+	}
+	return "steps=" + strconv.Itoa(n)
+}
+
+// Demonstrations implements family.Set: req.Size tasks drawn with
+// req.Sample, each calling the tool with probability req.ToolFraction (one
+// req.RNG draw per task, in order), written by Demonstrations with a
+// working sandbox.
+func (s *Set) Demonstrations(ctx context.Context, req family.DemoRequest) ([]rollout.Demo, error) {
+	tasks := req.Sample(req.Size)
+	useTool := make([]bool, len(tasks))
+	for i := range useTool {
+		useTool[i] = req.RNG.Float64() < req.ToolFraction
+	}
+	sb, err := sandbox.New(sandbox.DefaultConfig())
+	if err != nil {
+		return nil, fmt.Errorf("multistep: demonstrations: %w", err)
+	}
+	defer sb.Close()
+	return Demonstrations(ctx, req.Format, tasks, useTool, sb)
+}
+
+// Demonstrations writes one worked solution per task. Each first states
+// its plan, the whole chain (Problem.Expression), in the think block;
+// where useTool[i] it then calls the tool once per step, each snippet
+// starting from the value the previous call printed (the tool keeps no
+// state between calls), and answers with the last output; otherwise it
+// answers directly. A tool result that is not the step's true value is an
+// error: the library holds only correct solutions.
+func Demonstrations(ctx context.Context, f rollout.Format, tasks []envs.Task, useTool []bool, tool envs.Tool) ([]rollout.Demo, error) {
+	demos := make([]rollout.Demo, len(tasks))
+	for i, t := range tasks {
+		p, ok := parseID(t.ID)
+		if !ok {
+			return nil, fmt.Errorf("multistep: demonstrations: task %s has no reference solution", t.ID)
+		}
+		plan := rollout.Block(f.Think, p.Expression())
+		d := rollout.Demo{Task: t, UsesTool: useTool[i]}
+		if !useTool[i] {
+			d.Segments = []rollout.Segment{{Text: plan + rollout.Block(f.Answer, t.Answer)}}
+			demos[i] = d
+			continue
+		}
+		segs, err := toolSolution(ctx, f, p, plan, tool)
+		if err != nil {
+			return nil, fmt.Errorf("multistep: demonstrations: %s: %w", t.ID, err)
+		}
+		d.Segments = segs
+		demos[i] = d
+	}
+	return demos, nil
+}
+
+// toolSolution runs p's steps one call at a time and returns the segments:
+// plan and first snippet, then for each step its masked result and the
+// next snippet (or the answer after the last).
+func toolSolution(ctx context.Context, f rollout.Format, p Problem, plan string, tool envs.Tool) ([]rollout.Segment, error) {
+	want := p.Values()
+	text, v := plan, p.A
+	var segs []rollout.Segment
+	for i := range p.Steps {
+		code := p.StepCode(i, v)
+		res := tool.Call(ctx, code)
+		got := strings.TrimSpace(res.Output)
+		if res.Status != envs.StatusOK || got != strconv.Itoa(want[i]) {
+			return nil, fmt.Errorf("step %d code %q gave %s %q, want %d", i+1, code, res.Status, res.Output, want[i])
+		}
+		segs = append(segs, rollout.Segment{Text: text + rollout.Block(f.Code, code)},
+			rollout.Segment{Text: rollout.ResultBlock(f, res.Output), Tool: true})
+		text, v = "", want[i]
+	}
+	return append(segs, rollout.Segment{Text: rollout.Block(f.Answer, strconv.Itoa(v))}), nil
+}

@@ -1,0 +1,13 @@
+package tools
+
+// reverseString returns s with its characters (runes) in reverse order.
+//
+//	reverseString("stressed") == "desserts"
+//	reverseString("héllo") == "olléh"
+func reverseString(s string) string {
+	r := []rune(s)
+	for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
+		r[i], r[j] = r[j], r[i]
+	}
+	return string(r)
+}

@@ -1,0 +1,136 @@
+package trainer
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/envs/library"
+	"github.com/artist-rl/artist/rollout"
+)
+
+// DemosConfig is ART prompting: before each task's prompt, the K
+// demonstrations of a task library (envs/library) most similar to the
+// task, selected by BM25 over their description and input, with those of
+// other task families filling in when too few of the task's own are
+// similar. It applies to every rollout (training, evaluation, artist
+// eval), not to the warm start's own demonstrations.
+type DemosConfig struct {
+	// Library is the library file (JSONL; artist library validate checks
+	// it). Empty (default) prompts without demonstrations.
+	Library string `yaml:"library"`
+	// K is how many demonstrations each task gets. Default 3.
+	K int `yaml:"k"`
+}
+
+func (d DemosConfig) validate() error {
+	if d.Library == "" {
+		return nil
+	}
+	if d.K < 1 {
+		return fmt.Errorf("config: prompt.demos.k must be >= 1 with prompt.demos.library set, got %d", d.K)
+	}
+	if _, err := os.Stat(d.Library); err != nil {
+		return fmt.Errorf("config: prompt.demos.library: %w: give a library file (artist library export writes one)", err)
+	}
+	return nil
+}
+
+// validateLibrary checks warmstart.library names a file.
+func (w WarmStartConfig) validateLibrary() error {
+	if w.Library == "" {
+		return nil
+	}
+	if _, err := os.Stat(w.Library); err != nil {
+		return fmt.Errorf("config: warmstart.library: %w: give a library file (artist library export writes one)", err)
+	}
+	return nil
+}
+
+// ArtPrompt puts a task library's demonstrations before each task (see
+// DemosConfig). A nil *ArtPrompt leaves tasks as they are.
+type ArtPrompt struct {
+	index  *library.Index
+	family string
+	k      int
+	format rollout.Format
+}
+
+// OpenArtPrompt loads the library of c.Prompt.Demos; it returns nil
+// without one. It is the one demonstration step of every prompt: the
+// run's engine, and the remote policies of artist eval.
+func OpenArtPrompt(c Config) (*ArtPrompt, error) {
+	d := c.Prompt.Demos
+	if d.Library == "" {
+		return nil, nil
+	}
+	lib, err := library.Load(d.Library)
+	if err != nil {
+		return nil, fmt.Errorf("trainer: prompt.demos.library: %w", err)
+	}
+	return &ArtPrompt{index: library.NewIndex(lib), family: c.Task.Name, k: d.K, format: c.Format}, nil
+}
+
+// Apply returns t with the selected demonstrations before its prompt.
+func (a *ArtPrompt) Apply(t envs.Task) envs.Task {
+	if a == nil {
+		return t
+	}
+	t.Prompt = library.Prefix(a.index.Select(a.family, t.Prompt, a.k), a.format, library.SyntaxTags) + t.Prompt
+	return t
+}
+
+// ForFamily is a with the tasks taken as tasks of family name (a
+// benchmark's family, when it is not the config's task). Nil stays nil.
+func (a *ArtPrompt) ForFamily(name string) *ArtPrompt {
+	if a == nil {
+		return nil
+	}
+	b := *a
+	b.family = name
+	return &b
+}
+
+// Render is p.Render after the demonstration step.
+func (a *ArtPrompt) Render(p PromptConfig) func(envs.Task) string {
+	return func(t envs.Task) string { return p.Render(a.Apply(t)) }
+}
+
+// rolloutPrompt renders a task for a rollout: the demonstrations, then
+// the task as promptText renders it.
+func (r *Run) rolloutPrompt(t envs.Task) string { return r.promptText(r.art.Apply(t)) }
+
+// libraryDemos reads warmstart.library as the warm-start library: every
+// demonstration of the file, in file order (library.ToRollout).
+func (r *Run) libraryDemos() ([]Demo, error) {
+	lib, err := library.Load(r.Cfg.WarmStart.Library)
+	if err != nil {
+		return nil, fmt.Errorf("trainer: warmstart.library: %w", err)
+	}
+	if len(lib.Demos) == 0 {
+		return nil, fmt.Errorf("trainer: warmstart.library %s holds no demonstrations", lib.Path)
+	}
+	demos := make([]Demo, len(lib.Demos))
+	for i, d := range lib.Demos {
+		demos[i] = library.ToRollout(d, r.Cfg.Format)
+	}
+	return demos, nil
+}
+
+// WarmStartDemos writes the warm-start library that a run of cfg trains
+// on (the family's generated demonstrations, or warmstart.library), as
+// Train would write it, without building a model.
+func WarmStartDemos(ctx context.Context, cfg Config) ([]Demo, error) {
+	r := &Run{Cfg: cfg, out: io.Discard}
+	if err := r.setupTasks(); err != nil {
+		return nil, err
+	}
+	if cfg.Tokenizer != "" {
+		if err := r.setupTokenizer(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return r.demos(ctx)
+}
