@@ -41,7 +41,7 @@ func (s *Set) Demonstrations(ctx context.Context, req family.DemoRequest) ([]rol
 			input := "[" + strings.Join(calls, ", ") + "]"
 			res := sess.Call(ctx, input)
 			d.Segments = append(d.Segments,
-				rollout.Segment{Text: rollout.Block(f.Think, "I will call "+strings.Join(callNames(calls), ", ")+".") + rollout.Block(f.Code, input)},
+				rollout.Segment{Text: rollout.Block(f.Think, "I will call "+strings.Join(CallNames(calls), ", ")+".") + rollout.Block(f.Code, input)},
 				rollout.Segment{Text: rollout.ResultBlock(f, res.Output), Tool: true},
 				rollout.Segment{Text: "Done." + req.EOS})
 		}
@@ -51,8 +51,8 @@ func (s *Set) Demonstrations(ctx context.Context, req family.DemoRequest) ([]rol
 	return demos, nil
 }
 
-// callNames are the function names of call strings, in order.
-func callNames(calls []string) []string {
+// CallNames are the function names of call strings ("f(a=1)"), in order.
+func CallNames(calls []string) []string {
 	out := make([]string, len(calls))
 	for i, c := range calls {
 		name, _, _ := strings.Cut(c, "(")

@@ -40,7 +40,7 @@ func (s *Set) Demonstrations(ctx context.Context, req family.DemoRequest) ([]rol
 				sess.StartTurn(k)
 				d.Segments = append(d.Segments, rollout.Segment{Text: req.UserTurn(task.Turns[k-1]), Tool: true})
 			}
-			plan := rollout.Block(f.Think, "You asked: "+e.Question[k][0].Content+" I will call "+strings.Join(callNames(calls), ", ")+".")
+			plan := rollout.Block(f.Think, "You asked: "+e.Question[k][0].Content+" I will call "+strings.Join(bfcl.CallNames(calls), ", ")+".")
 			if req.RNG.Float64() >= req.ToolFraction {
 				d.Segments = append(d.Segments, rollout.Segment{Text: plan + "Done." + req.EOS})
 				continue
@@ -61,14 +61,4 @@ func (s *Set) Demonstrations(ctx context.Context, req family.DemoRequest) ([]rol
 		demos[i] = d
 	}
 	return demos, nil
-}
-
-// callNames are the function names of call strings, in order.
-func callNames(calls []string) []string {
-	out := make([]string, len(calls))
-	for i, c := range calls {
-		name, _, _ := strings.Cut(c, "(")
-		out[i] = strings.TrimSpace(name)
-	}
-	return out
 }

@@ -109,7 +109,7 @@ func TestGenerateShape(t *testing.T) {
 			if len(turn) != 1 {
 				t.Fatalf("case %d: a turn of %d calls", i, len(turn))
 			}
-			name := callNames(turn)[0]
+			name := bfcl.CallNames(turn)[0]
 			distinct[name] = true
 			if !strings.Contains(docs, name+"(") {
 				t.Errorf("case %d: %s is called but not offered in %q", i, name, docs)
