@@ -35,6 +35,10 @@ func (b *Backend) gemm(ta, tb bool, m, n, k int, a, bm []float32, beta float32, 
 		}
 		return
 	}
+	if !ta && tb && m <= 4 && hasAVX2 && k%8 == 0 && n*k >= fewRowsMinWeights {
+		b.fewRows(m, n, k, a, bm, beta, y)
+		return
+	}
 	if ta && !tb && beta == 0 && splitK(m, n, k) > 1 {
 		b.gemmSplitK(m, n, k, a, bm, y)
 		return
@@ -44,6 +48,46 @@ func (b *Backend) gemm(ta, tb bool, m, n, k int, a, bm []float32, beta float32, 
 		return
 	}
 	b.blas.Sgemm(tA, tB, m, n, k, 1, a, lda, bm, ldb, beta, y, n)
+}
+
+// fewRowsMinWeights is the least weight matrix (n·k values, 4 MB) that
+// fewRows takes: one larger than the caches, which a library reads twice
+// for a product of a few rows (packing it, then multiplying).
+const fewRowsMinWeights = 1 << 20
+
+// fewRows computes y [m, n] = a·wᵀ + beta·y for m ≤ 4 rows a [m, k] and
+// a large w [n, k] (a linear layer decoding a few sequences), reading w
+// once: each row of w meets the four rows of a, kept in the first-level
+// cache, in one pass (dot4AVX2). The columns of y are split among
+// GOMAXPROCS goroutines. Sums run in another order than the library's, so
+// results agree with it to float32 rounding.
+func (b *Backend) fewRows(m, n, k int, a, w []float32, beta float32, y []float32) {
+	var x []float32 // [4, k]: a, zero rows added
+	if m == 4 {
+		x = a[: 4*k : 4*k]
+	} else {
+		x = make([]float32, 4*k)
+		copy(x, a[:m*k])
+	}
+	workers := max(1, min(runtime.GOMAXPROCS(0), n/256))
+	var wg sync.WaitGroup
+	for p := range workers {
+		n0, n1 := p*n/workers, (p+1)*n/workers
+		wg.Go(func() {
+			var out [4]float32
+			for j := n0; j < n1; j++ {
+				dot4AVX2(k, &x[0], &w[j*k], &out[0])
+				for i := range m {
+					if beta == 0 {
+						y[i*n+j] = out[i]
+					} else {
+						y[i*n+j] = out[i] + beta*y[i*n+j]
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // minSplit is the least m·n·k worth splitting among goroutines: about

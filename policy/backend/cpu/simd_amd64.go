@@ -59,3 +59,9 @@ func xgetbv() (eax, edx uint32)
 //
 //go:noescape
 func sgemm4x16(k int, ta *float32, b *float32, ldb int, c *float32, ldc int)
+
+// dot4AVX2 sets out[r] = Σ_t x[r·k+t]·w[t] for the four rows r of x
+// [4, k], k a positive multiple of 8 (see gemvRows).
+//
+//go:noescape
+func dot4AVX2(k int, x *float32, w *float32, out *float32)

@@ -15,3 +15,8 @@ func expSlice(x []float32) { expSliceGo(x) }
 func sgemm4x16(k int, ta *float32, b *float32, ldb int, c *float32, ldc int) {
 	panic("cpu: sgemm4x16 needs amd64 with AVX2")
 }
+
+// dot4AVX2 is never called without AVX2.
+func dot4AVX2(k int, x *float32, w *float32, out *float32) {
+	panic("cpu: dot4AVX2 needs amd64 with AVX2")
+}
