@@ -16,7 +16,8 @@
 // every matrix product and fused kernel is a backend call. DefaultBackend
 // chooses it once per process: ARTIST_BACKEND when set, else OpenBLAS
 // where libopenblas.so.0 is installed (loaded at run time, no cgo), else
-// pure Go, whose arithmetic is bit for bit that of earlier versions.
+// pure Go, whose arithmetic is bit for bit that of earlier versions
+// except for the few-row decoding kernel of large weight matrices.
 //
 // Memory: a model holds no gradient buffers until it first computes
 // gradients, so models used only for inference (sampling, eval, serve,
