@@ -168,10 +168,7 @@ func (e *Engine) Run(ctx context.Context, tasks []envs.Task, rng *rand.Rand) ([]
 		if calls != nil {
 			calls.finish(r)
 			calls = nil
-			feed, resumed := feeds(rows)
-			for _, i := range resumed {
-				logits[i] = nil // filled by the step below
-			}
+			feed, resumed := feeds(rows) // rows paused in the first Step, so nil in logits
 			for i, l := range sess.Step(feed) {
 				if l != nil {
 					logits[i] = l

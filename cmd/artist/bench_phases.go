@@ -75,13 +75,15 @@ func benchGRPO(m *policy.Model, s benchSettings, rng *rand.Rand, start time.Time
 // benchSample draws a token from softmax(x) with the uniform u.
 func benchSample(x []float32, u float64) int {
 	mx := x[benchArgmax(x)]
+	p := make([]float64, len(x)) // unnormalised probabilities
 	sum := 0.0
-	for _, v := range x {
-		sum += math.Exp(float64(v - mx))
+	for i, v := range x {
+		p[i] = math.Exp(float64(v - mx))
+		sum += p[i]
 	}
 	acc, target := 0.0, u*sum
-	for i, v := range x {
-		acc += math.Exp(float64(v - mx))
+	for i, q := range p {
+		acc += q
 		if acc >= target {
 			return i
 		}

@@ -163,25 +163,39 @@ func runToolsAdd(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		fmt.Fprintln(stderr, "artist tools add: name at least one SOURCE.go file")
 		return errUsage
 	}
-	who := ""
-	if *approve {
-		var err error
-		if who, err = c.who(stderr); err != nil {
-			return err
-		}
+	who, err := c.approver(*approve, stderr)
+	if err != nil {
+		return err
 	}
-	return c.withDB(func(d *toollib.DB) error {
-		s, err := sandbox.New(sandbox.DefaultConfig())
-		if err != nil {
-			return err
-		}
-		defer s.Close()
+	return c.withSandboxDB(func(d *toollib.DB, s *sandbox.Sandbox) error {
 		for _, f := range c.args {
 			if err := addToolFile(ctx, d, s, f, who, stdout); err != nil {
 				return err
 			}
 		}
 		return nil
+	})
+}
+
+// approver is who approves the tools a command adds: the -by person
+// when approve is set, else "" (they stay pending).
+func (c *toolsCmd) approver(approve bool, stderr io.Writer) (string, error) {
+	if !approve {
+		return "", nil
+	}
+	return c.who(stderr)
+}
+
+// withSandboxDB runs fn on the open database and a sandbox to verify
+// tools in.
+func (c *toolsCmd) withSandboxDB(fn func(*toollib.DB, *sandbox.Sandbox) error) error {
+	return c.withDB(func(d *toollib.DB) error {
+		s, err := sandbox.New(sandbox.DefaultConfig())
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		return fn(d, s)
 	})
 }
 
@@ -227,19 +241,11 @@ func runToolsImport(ctx context.Context, args []string, stdout, stderr io.Writer
 		fmt.Fprintln(stderr, "artist tools import: name at least one JSON library file")
 		return errUsage
 	}
-	who := ""
-	if *approve {
-		var err error
-		if who, err = c.who(stderr); err != nil {
-			return err
-		}
+	who, err := c.approver(*approve, stderr)
+	if err != nil {
+		return err
 	}
-	return c.withDB(func(d *toollib.DB) error {
-		s, err := sandbox.New(sandbox.DefaultConfig())
-		if err != nil {
-			return err
-		}
-		defer s.Close()
+	return c.withSandboxDB(func(d *toollib.DB, s *sandbox.Sandbox) error {
 		var errs []error
 		for _, f := range c.args {
 			ids, err := d.ImportTools(ctx, s, f)

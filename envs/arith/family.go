@@ -18,7 +18,7 @@ const FamilyName = "arith"
 // Family is the arith task family: the word problems of NewSplit, solved
 // with Go code in the sandbox, judged by their final answer. Register it
 // with family.Register.
-type Family struct{}
+type Family struct{ family.SandboxOnly }
 
 var (
 	_ family.Family = Family{}
@@ -39,9 +39,6 @@ func (Family) Validate(section any) error {
 	return nil
 }
 
-// ToolKinds implements family.Family: Go code in the sandbox.
-func (Family) ToolKinds() []string { return []string{family.SandboxTool} }
-
 // Rewards implements family.Family: the math components.
 func (Family) Rewards() []string { return reward.AnswerRewards() }
 
@@ -55,34 +52,14 @@ func (Family) Open(section any, f rollout.Format) (family.Set, error) {
 	if err != nil {
 		return nil, fmt.Errorf("arith: task.arith: %w", err)
 	}
-	return &Set{Answers: reward.Answers{Format: f}, train: train, heldout: heldout, seed: c.TrainSeed}, nil
+	return &Set{Answers: reward.Answers{Format: f}, Generated: family.Generated{Family: FamilyName, Sampler: train, Tasks: heldout, Seed: c.TrainSeed}}, nil
 }
 
 // Set is the arith family opened on its config.
 type Set struct {
 	reward.Answers
-	train   *Generator
-	heldout []envs.Task
-	seed    int64
+	family.Generated
 }
-
-// Train implements family.Set.
-func (s *Set) Train() envs.Sampler { return s.train }
-
-// Heldout implements family.Set.
-func (s *Set) Heldout() []envs.Task { return s.heldout }
-
-// TaskSeed implements family.Set: Config.TrainSeed.
-func (s *Set) TaskSeed() int64 { return s.seed }
-
-// Tool implements family.Set: the family has no tool of its own.
-func (*Set) Tool(kind string) (envs.Tool, error) {
-	return nil, fmt.Errorf("arith: no tool of kind %q: use tool.kind: %s", kind, family.SandboxTool)
-}
-
-// Supplies implements family.Set: the math components need only the
-// format.
-func (*Set) Supplies() []any { return nil }
 
 // Demonstrations implements family.Set: req.Size tasks drawn with
 // req.Sample, each calling the tool with probability req.ToolFraction (one

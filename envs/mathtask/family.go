@@ -37,7 +37,7 @@ var benchmarks = []struct{ name, file string }{
 // Family is the math task family: problems with final answers, solved
 // with Go code in the sandbox, judged by the math grader. It writes no
 // warm-start demonstrations. Register it with family.Register.
-type Family struct{}
+type Family struct{ family.SandboxOnly }
 
 var (
 	_ family.Bencher = Family{}
@@ -57,9 +57,6 @@ func (Family) Validate(section any) error {
 	}
 	return nil
 }
-
-// ToolKinds implements family.Family: Go code in the sandbox.
-func (Family) ToolKinds() []string { return []string{family.SandboxTool} }
 
 // Rewards implements family.Family: the math components.
 func (Family) Rewards() []string { return reward.AnswerRewards() }
