@@ -163,3 +163,38 @@ func BenchmarkBackwardQwenShapes(b *testing.B) {
 	}
 	b.ReportMetric(float64(2*256*b.N)/b.Elapsed().Seconds(), "tokens/s")
 }
+
+// BenchmarkGraphMemory builds the training graph of the default model's
+// largest GRPO batch (64 sequences of 256 tokens) with and without the
+// memory plan and reports what each holds after a run (MiB).
+func BenchmarkGraphMemory(b *testing.B) {
+	cfg := Config{VocabSize: 399, HiddenSize: 64, IntermediateSize: 176, NumHiddenLayers: 2, NumAttentionHeads: 4,
+		NumKeyValueHeads: 2, MaxPositionEmbeddings: 256, RopeTheta: 10000, RMSNormEps: 1e-6, TieWordEmbeddings: true}
+	const B, T = 64, 256
+	seqs, coef := make([][]int, B), make([][]float32, B)
+	for i := range seqs {
+		seqs[i], coef[i] = make([]int, T), make([]float32, T)
+		for t := range seqs[i] {
+			seqs[i][t], coef[i][t] = (i*7+t)%cfg.VocabSize, 1
+		}
+	}
+	held := func(planned bool) float64 {
+		defer func(p bool) { planGraphs = p }(planGraphs)
+		planGraphs = planned
+		m, err := New(cfg, rand.New(rand.NewSource(1)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := m.Backward(seqs, coef); err != nil {
+			b.Fatal(err)
+		}
+		defer m.dropGraphs()
+		return float64(m.graphs.graphs[[2]int{B, T}].bytes) / (1 << 20)
+	}
+	var planned, whole float64
+	for b.Loop() {
+		planned, whole = held(true), held(false)
+	}
+	b.ReportMetric(planned, "planned-MiB")
+	b.ReportMetric(whole, "unplanned-MiB")
+}
