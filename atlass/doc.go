@@ -59,6 +59,15 @@
 //	rec, _, err := p.Generate(ctx, task, spec)    // each need whose match has no Existing
 //	sol, err := p.Solve(ctx, task, approvedIDs)   // sol.Traj is the trajectory to score
 //
+// The trainer (tool.library.atlass) takes a third way, so that a whole
+// GRPO group solves each task: Prepare runs the phases before the solver,
+// ApprovedTools reads back the provided tools that are approved, and the
+// group rolls out on the trainer's own engine with WithTools(code, tools)
+// as its tool. The phase replies are not trained on there; only the
+// solver's trajectories are. RenderPlain renders a conversation for a
+// policy without a chat template, and PolicyChat.MaxLen keeps a long one
+// within the policy's context.
+//
 // Generated tools stay pending unless AutoApprove is set, so under RL the
 // policy solves only with tools a person (or the run's stated policy)
 // approved.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"strings"
 
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/envs/toollib"
@@ -23,6 +24,12 @@ type PolicyChat struct {
 	Render    func(msgs []openai.ChatMessage) (string, error)
 	Config    rollout.CompleteConfig // MaxTokens per reply, sampling, stops
 	RNG       *rand.Rand             // the sampling source; nil only at temperature 0
+	// MaxLen, when > 0, is the policy's context in tokens: a rendered
+	// conversation longer than MaxLen − Config.MaxTokens keeps only its
+	// last tokens, so the reply fits (the start of the conversation, the
+	// phase's instructions first, is what the policy then does not see).
+	// 0 sends the whole conversation.
+	MaxLen int
 }
 
 var _ Chat = (*PolicyChat)(nil)
@@ -36,7 +43,15 @@ func (c *PolicyChat) Reply(ctx context.Context, msgs []openai.ChatMessage) (stri
 	if err != nil {
 		return "", fmt.Errorf("atlass: render the conversation: %w", err)
 	}
-	out, err := rollout.Complete(ctx, c.Policy, c.Tokenizer, c.Tokenizer.Encode(text), c.Config, c.RNG)
+	ids := c.Tokenizer.Encode(text)
+	if c.MaxLen > 0 {
+		keep := c.MaxLen - c.Config.MaxTokens
+		if keep < 1 {
+			return "", fmt.Errorf("atlass: PolicyChat: a reply of %d tokens leaves no room in a context of %d: lower Config.MaxTokens", c.Config.MaxTokens, c.MaxLen)
+		}
+		ids = ids[max(len(ids)-keep, 0):]
+	}
+	out, err := rollout.Complete(ctx, c.Policy, c.Tokenizer, ids, c.Config, c.RNG)
 	if err != nil {
 		return "", fmt.Errorf("atlass: policy reply: %w", err)
 	}
@@ -86,4 +101,28 @@ func EnginePrompt(task envs.Task, tools []toollib.Tool, f rollout.Format) string
 		"Code": rollout.Open(f.Code), "EndCode": rollout.Close(f.Code), "Output": rollout.Open(f.Output),
 		"Answer": rollout.Open(f.Answer), "EndAnswer": rollout.Close(f.Answer), "Listing": toollib.Listing(tools), "Task": task.Prompt,
 	})
+}
+
+// RenderPlain renders a conversation for a policy without a chat
+// template: one "role: text" line per message, then "assistant: ", the
+// prefix the policy continues.
+func RenderPlain(msgs []openai.ChatMessage) (string, error) {
+	var b strings.Builder
+	for i, m := range msgs {
+		text, err := openai.MessageText(m.Content)
+		if err != nil {
+			return "", fmt.Errorf("atlass: message %d: %w", i+1, err)
+		}
+		b.WriteString(m.Role + ": " + text + "\n")
+	}
+	return b.String() + "assistant: ", nil
+}
+
+// WithTools returns code with the source of tools before each snippet it
+// runs, as the task solver's tool is: a snippet that declares a function
+// of a tool's name keeps its own, and a whole program (one that starts
+// with a package clause) runs unchanged. Sessions are those of code when
+// it has them. Give it approved tools only (see ApprovedTools).
+func WithTools(code envs.Tool, tools []toollib.Tool) envs.Tool {
+	return &preludeTool{inner: code, tools: tools}
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/envs/toollib"
 	"github.com/artist-rl/artist/internal/atomicfile"
 	"github.com/artist-rl/artist/rollout"
 )
@@ -116,20 +117,44 @@ func (p *Pipeline) Run(ctx context.Context, task envs.Task) (*Transcript, error)
 	return tr, err
 }
 
-// check names the first required field left unset.
-func (p *Pipeline) check() error {
-	for _, f := range []struct {
-		name string
-		set  bool
-	}{{"Chat", p.Chat != nil}, {"Solver", p.Solver != nil}, {"DB", p.DB != nil}, {"Code", p.Code != nil}} {
-		if !f.set {
-			return fmt.Errorf("atlass: Pipeline.%s is nil: set it before Run", f.name)
+// check names the first of the required fields (all four when none are
+// named) left unset.
+func (p *Pipeline) check(fields ...string) error {
+	if len(fields) == 0 {
+		fields = []string{"Chat", "Solver", "DB", "Code"}
+	}
+	set := map[string]bool{"Chat": p.Chat != nil, "Solver": p.Solver != nil, "DB": p.DB != nil, "Code": p.Code != nil}
+	for _, f := range fields {
+		if !set[f] {
+			return fmt.Errorf("atlass: Pipeline.%s is nil: set it before running the phases", f)
 		}
 	}
 	return nil
 }
 
-func (p *Pipeline) run(ctx context.Context, tr *Transcript) error {
+// Prepare runs the phases before the solver on task: analyze, plan, and
+// when tools are needed select and generate the missing ones. The
+// transcript's Tools hold what was provided, in the states the pipeline
+// saw; its Status is Failed when a phase gave up (with a nil error, as in
+// Run) and empty otherwise, for the caller to solve with ApprovedTools. An
+// error is returned only when the model, the database or ctx failed. The
+// Solver is not needed.
+func (p *Pipeline) Prepare(ctx context.Context, task envs.Task) (*Transcript, error) {
+	tr := &Transcript{Task: task, Phases: []PhaseLog{}}
+	err := p.check("Chat", "DB", "Code")
+	if err == nil {
+		err = p.prepare(ctx, tr)
+	}
+	if err != nil {
+		tr.Status, tr.Message = Failed, err.Error()
+	}
+	if errors.Is(err, ErrGaveUp) {
+		return tr, nil
+	}
+	return tr, err
+}
+
+func (p *Pipeline) prepare(ctx context.Context, tr *Transcript) error {
 	a, log, err := p.Analyze(ctx, tr.Task)
 	if tr.Phases = append(tr.Phases, log); err != nil {
 		return err
@@ -138,7 +163,32 @@ func (p *Pipeline) run(ctx context.Context, tr *Transcript) error {
 	if tr.Phases = append(tr.Phases, log); err != nil {
 		return err
 	}
-	if err := p.provide(ctx, tr, plan.Tools); err != nil {
+	return p.provide(ctx, tr, plan.Tools)
+}
+
+// ApprovedTools reads the tools of tr again and returns those approved
+// now, each once, in the order provided: what a solver may run. The
+// others (pending, or rejected since) are left out.
+func (p *Pipeline) ApprovedTools(tr *Transcript) ([]int64, []toollib.Tool, error) {
+	var ids []int64
+	var tools []toollib.Tool
+	for _, t := range tr.Tools {
+		if slices.Contains(ids, t.ID) {
+			continue
+		}
+		r, err := p.DB.Get(t.ID)
+		if err != nil {
+			return nil, nil, fmt.Errorf("atlass: read provided tool %d: %w", t.ID, err)
+		}
+		if r.State == Approved {
+			ids, tools = append(ids, t.ID), append(tools, r.Tool)
+		}
+	}
+	return ids, tools, nil
+}
+
+func (p *Pipeline) run(ctx context.Context, tr *Transcript) error {
+	if err := p.prepare(ctx, tr); err != nil {
 		return err
 	}
 	var ids, pending []int64
@@ -225,6 +275,14 @@ func (tr *Transcript) File() string {
 // and returns the path.
 func (tr *Transcript) Save(dir string) (string, error) {
 	path := filepath.Join(dir, tr.File())
+	if err := tr.WriteFile(path); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+// WriteFile writes the transcript as indented JSON to path, atomically.
+func (tr *Transcript) WriteFile(path string) error {
 	err := atomicfile.Write(path, 0o644, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -232,7 +290,7 @@ func (tr *Transcript) Save(dir string) (string, error) {
 		return enc.Encode(tr)
 	})
 	if err != nil {
-		return "", fmt.Errorf("atlass: save transcript: %w", err)
+		return fmt.Errorf("atlass: save transcript: %w", err)
 	}
-	return path, nil
+	return nil
 }

@@ -47,7 +47,14 @@ func Correct(t *rollout.Trajectory, task envs.Task, f rollout.Format) bool {
 // tag pairs present in t.Response, where present means an opening tag
 // followed, anywhere later, by its closing tag; at most 0.5. It always
 // applies.
+//
+// In the art style of f the four parts are the kinds of rollout.Piece:
+// 0.125 for each of a reasoning line, a call line ended by its newline, a
+// result line ("#n: …") and an answer line present in t.Response.
 func FormatRelaxed(f rollout.Format) Func {
+	if f.ART() {
+		return artRelaxed(f)
+	}
 	names := [...]string{f.Think, f.Code, f.Output, f.Answer}
 	return func(t *rollout.Trajectory, _ envs.Task) (float64, bool) {
 		score := 0.0
@@ -78,7 +85,17 @@ func hasPair(s, name string) bool {
 // answer block must hold no tag of the format (no nesting, no stray closing
 // tags); the text of an output block is the tool's and is not inspected. Any
 // other text outside blocks scores 0. It always applies.
+//
+// In the art style of f the blocks are the pieces of rollout.Format.Pieces
+// (T reasoning lines, C a call line, O its result lines, A the answer
+// line) and the response must be in the same language T (C O T?)+ A; in
+// addition the k-th result must be numbered #k (the engine numbers them
+// so: a result line the policy wrote itself breaks the order) and the
+// answer must not be empty. Blank lines may stand anywhere.
 func FormatStrict(f rollout.Format) Func {
+	if f.ART() {
+		return artStrict(f)
+	}
 	return func(t *rollout.Trajectory, _ envs.Task) (float64, bool) {
 		seq, ok := scanBlocks(t.Response, f)
 		if ok && strictOrder(seq) {
@@ -182,6 +199,51 @@ func strictOrder(seq []block) bool {
 		}
 	}
 	return state == sAnswer
+}
+
+// pieceBlock maps the kinds of art-style pieces onto the blocks of the
+// tags style.
+var pieceBlock = [...]block{rollout.PieceText: think, rollout.PieceCall: code, rollout.PieceResult: output, rollout.PieceAnswer: answer}
+
+func artRelaxed(f rollout.Format) Func {
+	return func(t *rollout.Trajectory, _ envs.Task) (float64, bool) {
+		var seen [4]bool
+		for _, p := range f.Pieces(t.Response) {
+			seen[pieceBlock[p.Kind]] = true
+		}
+		score := 0.0
+		for _, s := range seen {
+			if s {
+				score += relaxedPerTag
+			}
+		}
+		return score, true
+	}
+}
+
+func artStrict(f rollout.Format) Func {
+	return func(t *rollout.Trajectory, _ envs.Task) (float64, bool) {
+		pieces := f.Pieces(t.Response)
+		seq := make([]block, len(pieces))
+		results := 0
+		for i, p := range pieces {
+			seq[i] = pieceBlock[p.Kind]
+			switch p.Kind {
+			case rollout.PieceResult:
+				if results++; p.N != results {
+					return 0, true
+				}
+			case rollout.PieceAnswer:
+				if p.Text == "" {
+					return 0, true
+				}
+			}
+		}
+		if strictOrder(seq) {
+			return strictScore, true
+		}
+		return 0, true
+	}
 }
 
 // ToolSuccess scores the fraction of t.Calls whose status counts as a

@@ -103,7 +103,8 @@ type runner struct {
 	stops               []int // token ids that end the policy's turn (StopIDs)
 	openCode, closeCode string
 	closeAnswer         string
-	openOut, closeOut   []int // engine-written tokens around a result
+	openOut, closeOut   []int // engine-written tokens around a result (art: openOut of call 1)
+	maxOpen             int   // the most tokens of any call's openOut
 	mark                []int // TruncationMark
 	window              int   // trailing tokens decoded to find a closing tag
 	userTurn            func(msg string) string
@@ -127,7 +128,14 @@ type runner struct {
 //	Open(Format.Output) + result + Close(Format.Output) + "\n"
 //
 // encoded piece by piece, where result is the tool's Output cut in the
-// middle to MaxResultTokens tokens. The calls of all rows that paused in
+// middle to MaxResultTokens tokens. In the art style of Format the row
+// stops instead when the last token writes the newline that ends a call
+// line (Format.CallLine: its input is the call's) and the engine appends
+// ResultPrefix(n) + result + "\n" (result with the prefix on every line,
+// see Format.ResultText; n counts the trajectory's calls from 1), after a
+// newline when the token that ended the call line carried text past it,
+// so that the result starts a line; the newline that ends an answer line
+// ends the turn as a closing answer tag does. The calls of all rows that paused in
 // a step run concurrently (at most GOMAXPROCS at once, each with a
 // ToolTimeout deadline) and their results are applied in row order.
 // Decoding waits for them. Call.Result keeps the tool's whole result; the
@@ -219,9 +227,13 @@ func (e *Engine) newRunner() (*runner, error) {
 		openCode:    Open(f.Code),
 		closeCode:   Close(f.Code),
 		closeAnswer: Close(f.Answer),
-		openOut:     tok.Encode(Open(f.Output)),
-		closeOut:    tok.Encode(Close(f.Output) + resultSuffix),
+		openOut:     tok.Encode(f.resultOpen(1)),
+		closeOut:    tok.Encode(f.resultClose()),
 		mark:        tok.Encode(TruncationMark),
+	}
+	r.maxOpen = len(r.openOut)
+	for n := 1; f.ART() && n <= r.cfg.MaxToolCalls; n++ {
+		r.maxOpen = max(r.maxOpen, len(tok.Encode("\n"+f.resultOpen(n))))
 	}
 	if tok.Decode(r.mark) != TruncationMark {
 		r.mark = tok.Encode(asciiTruncationMark)
@@ -256,7 +268,7 @@ func (e *Engine) MaxLen(task envs.Task) (int, error) {
 
 // responseBound is the most tokens a trajectory holds after its prompt.
 func (r *runner) responseBound() int {
-	perCall := len(r.openOut) + r.cfg.MaxResultTokens + len(r.closeOut)
+	perCall := r.maxOpen + r.cfg.MaxResultTokens + len(r.closeOut)
 	return r.cfg.MaxResponseTokens + r.cfg.MaxToolCalls*perCall + r.maxReplies*r.replyLimit
 }
 
@@ -352,15 +364,15 @@ func (r *runner) advance(w *row, tok int, lp float32) {
 		r.endTurn(w, StopEOS)
 		return
 	}
-	switch r.closed(w.seg) {
-	case r.closeAnswer:
+	switch ev, code := r.event(w.seg); ev {
+	case lineAnswer:
 		r.endTurn(w, StopAnswer)
-	case r.closeCode:
+	case lineCall:
 		if len(w.traj.Calls) >= r.cfg.MaxToolCalls {
 			w.end(StopMaxTurns)
 			return
 		}
-		w.code, w.state = r.codeInput(w.seg), calling
+		w.code, w.state = code, calling
 	default:
 		if w.model >= r.cfg.MaxResponseTokens {
 			w.end(StopLength)
@@ -403,37 +415,6 @@ func (r *runner) endTurn(w *row, s StopReason) {
 	w.seg = w.seg[:0]
 }
 
-// closed returns the closing tag (code or answer) that the last token of
-// seg completed, or "". The tag may span several tokens, and the last
-// token may carry text past the tag.
-func (r *runner) closed(seg []int) string {
-	tok := r.e.Tokenizer
-	win := seg[max(0, len(seg)-r.window):]
-	cur := tok.Decode(win)
-	fresh := len(cur) - len(tok.Decode(win[:len(win)-1]))
-	if fresh <= 0 {
-		return ""
-	}
-	best, bestEnd := "", len(cur)+1
-	for _, tag := range []string{r.closeCode, r.closeAnswer} {
-		i := strings.LastIndex(cur, tag)
-		if end := i + len(tag); i >= 0 && end > len(cur)-fresh && end < bestEnd {
-			best, bestEnd = tag, end
-		}
-	}
-	return best
-}
-
-// codeInput is the text between the last opening code tag of the segment
-// and its closing tag, or the whole segment before the closing tag.
-func (r *runner) codeInput(seg []int) string {
-	text := r.e.Tokenizer.Decode(seg)
-	if end := strings.LastIndex(text, r.closeCode); end >= 0 {
-		text = text[:end]
-	}
-	return codeAfterOpen(text, r.openCode)
-}
-
 // applyReply appends a user's reply (rendered by UserTurn, cut to
 // replyLimit tokens) to a replying row and resumes it, or ends the row
 // with the stop of its last turn when the conversation is over.
@@ -455,12 +436,18 @@ func closeTools(rows []*row) {
 	}
 }
 
-// apply appends a call's result (defused, see resultText) to a paused row
-// and resumes it.
+// apply appends a call's result (defused, see resultText; art style:
+// every line prefixed, see Format.ResultText) to a paused row and resumes
+// it.
 func (r *runner) apply(w *row, res envs.Result) {
-	body, cut := fitResult(r.e.Tokenizer.Encode(resultText(res, r.e.Format)), r.cfg.MaxResultTokens, r.mark)
+	f, n := r.e.Format, len(w.traj.Calls)+1
+	body, cut := fitResult(r.e.Tokenizer.Encode(f.resultBody(n, res)), r.cfg.MaxResultTokens, r.mark)
 	w.loop.record(w.code, res, cut)
-	out := slices.Concat(r.openOut, body, r.closeOut)
+	open := r.openOut
+	if f.ART() && (n > 1 || !strings.HasSuffix(r.fresh(w.seg), "\n")) {
+		open = r.e.Tokenizer.Encode(r.artOpen(w.seg, n))
+	}
+	out := slices.Concat(open, body, r.closeOut)
 	w.traj.Append(out, 0, nil)
 	w.feed = append(w.feed, out...)
 	w.seg, w.code, w.state = w.seg[:0], "", generating

@@ -24,6 +24,12 @@ import (
 // the code after the segment's last opening code tag, and appends
 // ResultBlock(Format, result) exactly as the engine writes it.
 //
+// In the art style of Format the only stop sequence is the newline: each
+// request ends at the end of a line, and the client appends the newline
+// and looks at the line, as the engine does. A call line runs its call and
+// appends Format.ResultText of the result; an answer line ends the turn;
+// any other line goes on with the next request.
+//
 // The trajectories have Task, Group, Response, Calls and Stop filled; their
 // token fields stay empty, since the server's tokens are not known. Run
 // returns the completion tokens each trajectory used instead.
@@ -112,9 +118,9 @@ func (r *Remote) roll(ctx context.Context, client *openai.Client, t *Trajectory,
 		prompt = r.Prompt
 	}
 	head := prompt(t.Task)
-	closeCode, closeAnswer := Close(r.Format.Code), Close(r.Format.Answer)
-	stops := []string{closeCode, closeAnswer}
+	stops := r.Format.StopStrings()
 	var resp strings.Builder
+	seg := 0 // where the policy's current segment starts in resp
 	used := 0
 	t.Turns = 1
 	loop := newToolLoop(r.Tool, r.Config.ToolTimeout, t)
@@ -131,38 +137,41 @@ func (r *Remote) roll(ctx context.Context, client *openai.Client, t *Trajectory,
 		}
 		used += n
 		resp.WriteString(text)
-		switch stop {
-		case closeAnswer:
-			resp.WriteString(closeAnswer)
-			t.Stop = StopAnswer
-		case closeCode:
-			resp.WriteString(closeCode)
-			if len(t.Calls) >= r.Config.MaxToolCalls {
+		if stop != stopEOS && stop != "" {
+			resp.WriteString(stop)
+			switch ev, code := r.event(stop, text, resp.String()[seg:]); {
+			case ev == lineAnswer:
+				t.Stop = StopAnswer
+			case ev == lineCall && len(t.Calls) >= r.Config.MaxToolCalls:
 				t.Stop = StopMaxTurns
-				break
-			}
-			resp.WriteString(r.call(ctx, loop, codeAfterOpen(text, Open(r.Format.Code))))
-			if used >= r.Config.MaxResponseTokens {
+			case ev == lineCall:
+				resp.WriteString(r.call(ctx, loop, code, len(t.Calls)+1))
+				seg = resp.Len()
+				if used >= r.Config.MaxResponseTokens {
+					t.Stop = StopLength
+				}
+			case used >= r.Config.MaxResponseTokens: // an art-style line that asks nothing
 				t.Stop = StopLength
 			}
+		}
+		said := resp.String()[seg:]
+		switch stop {
 		case stopEOS:
 			if r.Tokenizer != nil { // the engine's response holds the EOS token's text
 				resp.WriteString(r.Tokenizer.Decode([]int{r.Tokenizer.EOS()}))
 			}
 			t.Stop = StopEOS
-		default:
+		case "":
 			t.Stop = StopLength
 		}
 		if (t.Stop == StopAnswer || t.Stop == StopEOS) && r.users() {
-			said := text
-			if t.Stop == StopAnswer {
-				said += closeAnswer
-			}
 			r.reply(ctx, loop, t, said, &resp, used)
+			seg = resp.Len()
 		} else if t.Stop == StopAnswer || t.Stop == StopEOS {
 			next, stop := loop.endTurn(t.Stop, used >= r.Config.MaxResponseTokens)
 			if t.Stop = stop; stop == "" {
 				resp.WriteString(r.userTurn(t.Task.Turns[next]))
+				seg = resp.Len()
 			}
 		}
 		if t.Stop != "" {
@@ -170,6 +179,23 @@ func (r *Remote) roll(ctx context.Context, client *openai.Client, t *Trajectory,
 			return used, nil
 		}
 	}
+}
+
+// event says what the stop string stop, which ended a completion whose
+// text is text, finished: in the tags style a closing answer tag ends the
+// turn and a closing code tag calls the code after the last opening one;
+// in the art style the newline ends the last line of segment (the
+// policy's text since the last engine-written text), read as the engine
+// reads it.
+func (r *Remote) event(stop, text, segment string) (lineEvent, string) {
+	f := r.Format
+	if f.ART() {
+		return f.artEvent(segment, len(segment)-len(stop))
+	}
+	if stop == Close(f.Answer) {
+		return lineAnswer, ""
+	}
+	return lineCall, codeAfterOpen(text, Open(f.Code))
 }
 
 // users reports whether Tool is an envs.UserTool whose users answer.
@@ -223,7 +249,9 @@ func (r *Remote) complete(ctx context.Context, client *openai.Client, req openai
 // stopOf decides what ended a completion. "length" is the budget. For
 // "stop", a server that names the matched stop string (stop_reason) is
 // believed; otherwise an open code or answer block left unclosed in the
-// text means its closing tag stopped it, and anything else is EOS.
+// text means its closing tag stopped it, and anything else is EOS. In the
+// art style a stop that a server names as neither string nor token is the
+// newline.
 func (r *Remote) stopOf(c openai.Choice, stops []string) string {
 	text := c.Text
 	if c.FinishReason == "length" {
@@ -239,6 +267,9 @@ func (r *Remote) stopOf(c openai.Choice, stops []string) string {
 	if c.StoppedByToken() {
 		return stopEOS // null or a token id
 	}
+	if r.Format.ART() {
+		return "\n" // the only stop string
+	}
 	for _, n := range []string{r.Format.Code, r.Format.Answer} {
 		if strings.LastIndex(text, Open(n)) > strings.LastIndex(text, Close(n)) {
 			return Close(n)
@@ -247,13 +278,14 @@ func (r *Remote) stopOf(c openai.Choice, stops []string) string {
 	return stopEOS
 }
 
-// call runs one tool call through the trajectory's tool loop, records
-// it and returns the result block to append.
-func (r *Remote) call(ctx context.Context, loop *toolLoop, code string) string {
+// call runs the n-th tool call through the trajectory's tool loop,
+// records it and returns the result block to append.
+func (r *Remote) call(ctx context.Context, loop *toolLoop, code string, n int) string {
 	res := loop.call(ctx, code)
-	body, cut := r.fit(resultText(res, r.Format))
+	f := r.Format
+	body, cut := r.fit(f.resultBody(n, res))
 	loop.record(code, res, cut)
-	return ResultBlock(r.Format, body)
+	return f.resultOpen(n) + body + f.resultClose()
 }
 
 // fit cuts a result to MaxResultTokens as Remote documents.

@@ -15,8 +15,10 @@ import (
 // demonstrations of a task library (envs/library) most similar to the
 // task, selected by BM25 over their description and input, with those of
 // other task families filling in when too few of the task's own are
-// similar. It applies to every rollout (training, evaluation, artist
-// eval), not to the warm start's own demonstrations.
+// similar. The demonstrations are written in the run's format (tag
+// blocks, or ART's program lines under format.style: art), as the policy
+// is to write its own solution. It applies to every rollout (training,
+// evaluation, artist eval), not to the warm start's own demonstrations.
 type DemosConfig struct {
 	// Library is the library file (JSONL; artist library validate checks
 	// it). Empty (default) prompts without demonstrations.
@@ -73,7 +75,9 @@ func OpenArtPrompt(c Config) (*ArtPrompt, error) {
 	return &ArtPrompt{index: library.NewIndex(lib), family: c.Task.Name, k: d.K, format: c.Format}, nil
 }
 
-// Apply returns t with the selected demonstrations before its prompt.
+// Apply returns t with the selected demonstrations before its prompt,
+// each rendered in the run's format (library.SyntaxTags follows the
+// format's style).
 func (a *ArtPrompt) Apply(t envs.Task) envs.Task {
 	if a == nil {
 		return t
@@ -103,7 +107,8 @@ func (a *ArtPrompt) Render(p PromptConfig) func(envs.Task) string {
 func (r *Run) rolloutPrompt(t envs.Task) string { return r.promptText(r.art.Apply(t)) }
 
 // libraryDemos reads warmstart.library as the warm-start library: every
-// demonstration of the file, in file order (library.ToRollout).
+// demonstration of the file, in file order (library.ToRollout, in the
+// run's format style).
 func (r *Run) libraryDemos() ([]Demo, error) {
 	lib, err := library.Load(r.Cfg.WarmStart.Library)
 	if err != nil {

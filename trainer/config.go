@@ -119,6 +119,9 @@ type LibraryConfig struct {
 	// retrieve them, for unattended runs; the run's log says so at the
 	// start. Needs Grow. Default false.
 	AutoApprove bool `yaml:"auto_approve"`
+	// Atlass runs the ATLASS phases with the policy inside GRPO
+	// rollouts (see AtlassConfig). Off by default.
+	Atlass AtlassConfig `yaml:"atlass"`
 }
 
 // RewardConfig weights reward components.
@@ -278,7 +281,7 @@ func DefaultConfig() Config {
 		Format:    rollout.DefaultFormat(),
 		Prompt:    PromptConfig{Template: "plain", Demos: DemosConfig{K: 3}},
 		Task:      defaultTaskConfig(),
-		Tool:      ToolConfig{Kind: "sandbox", Sandbox: sandbox.DefaultConfig(), Library: LibraryConfig{K: 3}},
+		Tool:      ToolConfig{Kind: "sandbox", Sandbox: sandbox.DefaultConfig(), Library: LibraryConfig{K: 3, Atlass: DefaultAtlassConfig()}},
 		Rollout:   rc,
 		Reward:    RewardConfig{Weights: reward.DefaultWeights()},
 		WarmStart: WarmStartConfig{Steps: 1200, BatchSize: 32, LR: 5e-3, Demos: 2000, ToolFraction: 0.4},
@@ -353,6 +356,9 @@ func (c *Config) Validate() error {
 // or one of the family's tool kinds.
 func (c *Config) validateTool(fam family.Family) error {
 	kinds := fam.ToolKinds()
+	if c.Format.ART() && !slices.Contains(kinds, family.SandboxTool) {
+		return fmt.Errorf("config: format.style art writes code lines for the sandbox, but task %s calls functions (tool.kind %s) in tags: use format.style tags", fam.Name(), kinds[0])
+	}
 	switch kind := c.Tool.Kind; {
 	case kind == "disabled":
 	case slices.Contains(kinds, kind):
@@ -376,7 +382,7 @@ func (c *Config) validateTool(fam family.Family) error {
 	if c.Tool.Library.K < 0 {
 		return fmt.Errorf("config: tool.library.k must be >= 0, got %d", c.Tool.Library.K)
 	}
-	return nil
+	return c.validateAtlass()
 }
 
 // toolKinds lists sandbox and then the other tool kinds of the registered

@@ -32,6 +32,8 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"bad advantage", "grpo:\n  advantage: ppo\n", nil, []string{"grpo.advantage", "drgrpo"}},
 		{"bad tool", "tool:\n  kind: python\n", nil, []string{"tool.kind", "sandbox, bfcl", "or disabled"}}, // and the kinds of families a test registered
 		{"sandbox for bfcl", "task:\n  name: bfcl\n", nil, []string{"tool.kind sandbox", "tool.kind: bfcl"}},
+		{"art style for bfcl", "task:\n  name: bfcl\ntool:\n  kind: bfcl\nformat:\n  style: art\n", nil, []string{"format.style art", "task bfcl", "format.style tags"}},
+		{"bad format style", "format:\n  style: lines\n", nil, []string{"format.style", "tags", "art"}},
 		{"bfcl tool for arith", "tool:\n  kind: bfcl\n", nil, []string{"tool.kind bfcl", "tool.kind: sandbox"}},
 		{"math rewards for bfcl", "task:\n  name: bfcl\ntool:\n  kind: bfcl\n", nil, []string{"reward.weights", "fc_state"}},
 		{"bad bfcl category", "task:\n  name: bfcl\n  bfcl:\n    category: hard\n", nil, []string{"task.bfcl.category", "miss_func"}},

@@ -49,6 +49,7 @@ type Run struct {
 	closeTool func() error     // releases the tool's workers
 	demoLib   []Demo           // the warm-start library, built once
 	art       *ArtPrompt       // prompt.demos: demonstrations before each task; nil without
+	atlass    *atlassRun       // tool.library.atlass: the phases in GRPO rollouts; nil when off
 	// afterWarmStep, when set, is called after each warm-start update
 	// (tests use it to stop a run at a chosen step).
 	afterWarmStep func(step int)
@@ -82,6 +83,10 @@ func Setup(ctx context.Context, cfg Config, out io.Writer) (*Run, error) {
 	sel, _ := policy.DefaultBackend() // setupModel's model computes with it
 	fmt.Fprintf(out, "backend: %v\n", sel)
 	if r.Tool, err = r.newTool(cfg.Tool); err != nil {
+		return nil, err
+	}
+	if r.atlass, err = r.newAtlass(); err != nil {
+		r.Close()
 		return nil, err
 	}
 	if err := r.checkContext(); err != nil {

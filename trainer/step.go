@@ -21,7 +21,11 @@ func (r *Run) grpoStep(ctx context.Context, step int, opt *AdamW, ref *policy.Mo
 	m := Metrics{}
 	start := time.Now()
 
-	b, err := r.drawBatch(ctx, step, rng, m)
+	draw := r.drawBatch
+	if r.atlass != nil {
+		draw = r.atlassBatch // the policy's phases provide each task's tools
+	}
+	b, err := draw(ctx, step, rng, m)
 	if err != nil {
 		return stepOutput{}, fmt.Errorf("trainer: step %d: rollout: %w", step, err)
 	}

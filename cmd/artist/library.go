@@ -222,6 +222,7 @@ func runLibraryAdd(_ context.Context, args []string, stdout, stderr io.Writer) e
 	out := fs.String("out", "", "library `FILE` to append to (created when missing)")
 	verdict := fs.String("verdict", "correct", "which rollouts to add: correct, incorrect or any")
 	tool := fs.String("tool", "", "tool kind of the calls (default: the run's tool.kind, else sandbox)")
+	style := fs.String("style", "", "format style of the responses, tags or art (default: the run's format.style, else tags)")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
@@ -239,6 +240,13 @@ func runLibraryAdd(_ context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	if *tool != "" {
 		kind = *tool
+	}
+	if *style != "" {
+		format.Style = *style
+		if err := format.Validate(); err != nil {
+			fmt.Fprintf(stderr, "artist library add: -style: %v\n", err)
+			return errUsage
+		}
 	}
 	var demos []library.Demo
 	seen := map[string]bool{}
@@ -350,19 +358,7 @@ func (s anySample) demo(f rollout.Format, kind string) (library.Demo, error) {
 	if b, err := family.BenchmarkFamily(s.Bench); err == nil {
 		fam = b.Name()
 	}
-	r := rollout.Demo{Task: taskOf(s.ID, s.Question)}
-	rest := s.Response
-	for {
-		i := strings.Index(rest, rollout.Open(f.Output))
-		j := strings.Index(rest, rollout.Close(f.Output)+"\n")
-		if i < 0 || j < i {
-			break
-		}
-		end := j + len(rollout.Close(f.Output)) + 1
-		r.Segments = append(r.Segments, rollout.Segment{Text: rest[:i]}, rollout.Segment{Text: rest[i:end], Tool: true})
-		rest = rest[end:]
-	}
-	r.Segments = append(r.Segments, rollout.Segment{Text: rest})
+	r := rollout.Demo{Task: taskOf(s.ID, s.Question), Segments: splitResults(s.Response, f)}
 	d, err := library.FromRollout(r, f, fam, kind)
 	if err != nil {
 		return d, err
@@ -375,6 +371,53 @@ func (s anySample) demo(f rollout.Format, kind string) (library.Demo, error) {
 		}
 	}
 	return d, nil
+}
+
+// splitResults cuts a response into the policy's text and the tool
+// results the engine wrote: output blocks in the tags style, runs of
+// "#n: " lines in the art style.
+func splitResults(response string, f rollout.Format) []rollout.Segment {
+	var segs []rollout.Segment
+	add := func(text string, tool bool) {
+		if n := len(segs); n > 0 && segs[n-1].Tool == tool && !tool {
+			segs[n-1].Text += text
+			return
+		}
+		segs = append(segs, rollout.Segment{Text: text, Tool: tool})
+	}
+	if f.ART() {
+		prev := false // the last line was a result line
+		for rest := response; rest != ""; {
+			line, tail, ended := strings.Cut(rest, "\n")
+			rest = tail
+			if ended {
+				line += "\n"
+			}
+			_, _, res := rollout.ResultLine(strings.TrimSuffix(line, "\n"))
+			if res && prev {
+				segs[len(segs)-1].Text += line
+			} else {
+				add(line, res)
+			}
+			prev = res
+		}
+		if len(segs) == 0 || segs[len(segs)-1].Tool {
+			segs = append(segs, rollout.Segment{})
+		}
+		return segs
+	}
+	rest := response
+	for {
+		i := strings.Index(rest, rollout.Open(f.Output))
+		j := strings.Index(rest, rollout.Close(f.Output)+"\n")
+		if i < 0 || j < i {
+			break
+		}
+		end := j + len(rollout.Close(f.Output)) + 1
+		segs = append(segs, rollout.Segment{Text: rest[:i]}, rollout.Segment{Text: rest[i:end], Tool: true})
+		rest = rest[end:]
+	}
+	return append(segs, rollout.Segment{Text: rest})
 }
 
 // runDemo reads a run's sample: the prompt segment (template removed) is

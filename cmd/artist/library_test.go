@@ -70,7 +70,7 @@ func TestLibrarySelect(t *testing.T) {
 	if !strings.HasPrefix(lines[0], "sub-coins ") || !strings.HasPrefix(lines[1], "add-apples ") || !strings.HasSuffix(lines[0], " arith") {
 		t.Errorf("selection:\n%s", stdout)
 	}
-	if !strings.Contains(stdout, "[sandbox] package main") || !strings.Contains(stdout, "#1: 587\nA: 587") {
+	if !strings.Contains(stdout, "[sandbox] package main") || !strings.Contains(stdout, "#1: 587\nAns: 587") {
 		t.Errorf("no ART rendering of sub-coins:\n%s", stdout)
 	}
 	if code, _, stderr := runCLI("library", "select", "-library", libFixture, "-syntax", "lisp", "x"); code != 1 || !strings.Contains(stderr, "use tags or art") {
@@ -297,5 +297,42 @@ func TestPromptInput(t *testing.T) {
 		if got := promptInput(c.prompt, f); got != c.want {
 			t.Errorf("case %d: %q, want %q", i, got, c.want)
 		}
+	}
+}
+
+// TestLibraryAddARTStyle reads an eval's samples written in ART's program
+// syntax (-style art): the "#n: " lines are the results, not the policy's.
+func TestLibraryAddARTStyle(t *testing.T) {
+	dir := t.TempDir()
+	sample := map[string]any{
+		"id": "q1", "bench": "arith", "question": "60 boxes hold 286 apples each. How many apples?", "correct": true,
+		"response": "286 * 60\n[code] fmt.Println(286 * 60)\n#1: 17160\nAns: 17160\n",
+		"calls":    []map[string]any{{"input": "fmt.Println(286 * 60)", "result": map[string]any{"status": "ok", "output": "17160\n"}}},
+	}
+	line, err := json.Marshal(sample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "samples.jsonl")
+	if err := os.WriteFile(file, append(line, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "lib.jsonl")
+	if code, stdout, stderr := runCLI("library", "add", "-from", file, "-out", out); code != 0 || !strings.Contains(stdout, "added 0 demonstrations") {
+		t.Errorf("tags reading of an art response: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if code, stdout, stderr := runCLI("library", "add", "-from", file, "-out", out, "-style", "art"); code != 0 || !strings.Contains(stdout, "added 1 demonstrations") {
+		t.Fatalf("add: exit %d\n%s%s", code, stdout, stderr)
+	}
+	lib, err := library.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := lib.Demos[0]
+	if d.Answer != "17160" || len(d.Steps) != 1 || d.Steps[0].Call != "fmt.Println(286 * 60)" || d.Steps[0].Result != "17160\n" || d.Steps[0].Thought != "286 * 60" {
+		t.Errorf("demonstration %+v", d)
+	}
+	if code, _, stderr := runCLI("library", "add", "-from", file, "-out", out, "-style", "lines"); code != 2 || !strings.Contains(stderr, "format.style") {
+		t.Errorf("bad style: exit %d %s", code, stderr)
 	}
 }

@@ -79,35 +79,30 @@ func (s *Set) Demonstrations(ctx context.Context, req family.DemoRequest) ([]rol
 	return Demonstrations(ctx, req.Format, tasks, useTool, sb)
 }
 
-// Demonstrations writes one worked solution per task. Each first states
-// its plan, the arithmetic to do, in the think block; where useTool[i] it
-// then runs that arithmetic as Go code in the tool (the real output is
-// recorded) and answers with the output, otherwise it answers directly.
+// Demonstrations writes one worked solution per task, in f's style
+// (rollout.Program). Each first states its plan, the arithmetic to do, as
+// reasoning; where useTool[i] it then runs that arithmetic as Go code in
+// the tool (the real output is recorded) and answers with the output,
+// otherwise it answers directly.
 func Demonstrations(ctx context.Context, f rollout.Format, tasks []envs.Task, useTool []bool, tool envs.Tool) ([]rollout.Demo, error) {
 	demos := make([]rollout.Demo, len(tasks))
 	for i, t := range tasks {
-		d := rollout.Demo{Task: t, UsesTool: useTool[i]}
 		p, ok := parseID(t.ID)
 		if !ok {
 			return nil, fmt.Errorf("arith: demonstrations: task %s has no reference solution", t.ID)
 		}
-		code := p.Code()
-		plan := rollout.Block(f.Think, p.expression())
+		prog := rollout.NewProgram(f).Think(p.expression())
 		if !useTool[i] {
-			d.Segments = []rollout.Segment{{Text: plan + rollout.Block(f.Answer, t.Answer)}}
-			demos[i] = d
+			demos[i] = rollout.Demo{Task: t, Segments: prog.Answer(t.Answer).Segments()}
 			continue
 		}
+		code := p.Code()
 		res := tool.Call(ctx, code)
 		if res.Status != envs.StatusOK {
 			return nil, fmt.Errorf("arith: demonstrations: reference code of %s failed: %s", t.ID, res.Output)
 		}
-		d.Segments = []rollout.Segment{
-			{Text: plan + rollout.Block(f.Code, code)},
-			{Text: rollout.ResultBlock(f, res.Output), Tool: true},
-			{Text: rollout.Block(f.Answer, strings.TrimSpace(res.Output))},
-		}
-		demos[i] = d
+		prog.Call(code, res.Output).Answer(strings.TrimSpace(res.Output))
+		demos[i] = rollout.Demo{Task: t, UsesTool: true, Segments: prog.Segments()}
 	}
 	return demos, nil
 }

@@ -111,7 +111,8 @@ type Verdict struct {
 
 // DemoRequest is what a family needs to write its warm-start library.
 type DemoRequest struct {
-	// Format names the tags the demonstrations write.
+	// Format is the run's format: the demonstrations write its style
+	// (tags, or ART's program lines; rollout.Program writes either).
 	Format rollout.Format
 	// Size is how many demonstrations to write (warmstart.demos), for
 	// families that draw them; others write one per training task.

@@ -37,7 +37,7 @@
 //	<thought>
 //	[<tool>] <call>
 //	#1: <result>
-//	A: <answer>
+//	Ans: <answer>
 //
 // Before a task (Prefix) the selected demonstrations stand in reverse
 // order of selection, the most similar next to the task, each followed

@@ -33,5 +33,5 @@ func Example() {
 	// 6 * 7
 	// [sandbox] fmt.Println(6 * 7)
 	// #1: 42
-	// A: 42
+	// Ans: 42
 }

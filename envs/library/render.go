@@ -1,6 +1,7 @@
 package library
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -12,11 +13,12 @@ import (
 type Syntax string
 
 const (
-	// SyntaxTags writes a demonstration in the run's tag format, as the
-	// policy would write it (the default).
+	// SyntaxTags writes a demonstration in the run's format, as the
+	// policy would write it (the default): tag blocks, or ART's program
+	// lines when the format's style is art.
 	SyntaxTags Syntax = "tags"
 	// SyntaxART writes it in ART's program syntax: "Q:" input, "[tool]
-	// call" lines, "#n: result" lines and "A:" answer.
+	// call" lines, "#n: result" lines and "Ans:" answer (ART's labels).
 	SyntaxART Syntax = "art"
 )
 
@@ -35,28 +37,23 @@ func ParseSyntax(s string) (Syntax, error) {
 // answer as the gold answer.
 func (d Demo) Task() envs.Task { return envs.Task{ID: d.ID, Prompt: d.Input, Answer: d.Answer} }
 
-// ToRollout is the demonstration as the warm start trains on it: its
-// task, and segments that alternate the policy's text (thoughts in think
-// tags, calls in code tags, the answer in answer tags) and each result as
-// the engine writes it (rollout.ResultBlock, loss mask 0).
+// ToRollout is the demonstration as the warm start trains on it, written
+// in f's style by rollout.Program: its task, and segments that alternate
+// the policy's text (thoughts in think tags, calls in code tags, the
+// answer in answer tags; or the art style's lines) and each result as the
+// engine writes it (rollout.Format.ResultText, loss mask 0).
 func ToRollout(d Demo, f rollout.Format) rollout.Demo {
-	out := rollout.Demo{Task: d.Task()}
-	var text strings.Builder
+	prog := rollout.NewProgram(f)
 	for _, s := range d.Steps {
 		if s.Thought != "" {
-			text.WriteString(rollout.Block(f.Think, s.Thought))
+			prog.Think(s.Thought)
 		}
-		if !s.Calls() {
-			continue
+		if s.Calls() {
+			prog.Call(s.Call, s.Result)
 		}
-		text.WriteString(rollout.Block(f.Code, s.Call))
-		out.Segments = append(out.Segments, rollout.Segment{Text: text.String()}, rollout.Segment{Text: rollout.ResultBlock(f, s.Result), Tool: true})
-		out.UsesTool = true
-		text.Reset()
 	}
-	text.WriteString(rollout.Block(f.Answer, d.Answer))
-	out.Segments = append(out.Segments, rollout.Segment{Text: text.String()})
-	return out
+	prog.Answer(d.Answer)
+	return rollout.Demo{Task: d.Task(), UsesTool: prog.Calls() > 0, Segments: prog.Segments()}
 }
 
 // Render writes d in syntax: with SyntaxTags, rollout.PromptText of its
@@ -64,7 +61,7 @@ func ToRollout(d Demo, f rollout.Format) rollout.Demo {
 // of the package doc. The text ends with the answer, without a newline.
 func Render(d Demo, f rollout.Format, syntax Syntax) string {
 	if syntax != SyntaxART {
-		return rollout.PromptText(d.Task()) + ToRollout(d, f).Response()
+		return rollout.PromptText(d.Task()) + strings.TrimSuffix(ToRollout(d, f).Response(), "\n")
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Q: %s\n", d.Input)
@@ -78,7 +75,7 @@ func Render(d Demo, f rollout.Format, syntax Syntax) string {
 			fmt.Fprintf(&b, "[%s] %s\n#%d: %s\n", s.Tool, strings.TrimRight(s.Call, "\n"), n, strings.TrimRight(s.Result, "\n"))
 		}
 	}
-	b.WriteString("A: " + d.Answer)
+	b.WriteString("Ans: " + d.Answer)
 	return b.String()
 }
 
@@ -103,6 +100,10 @@ func Prefix(matches []Match, f rollout.Format, syntax Syntax) string {
 // becomes the result of the call before it. Calls run with tool. A
 // solution with text outside the blocks, a result without a call, a call
 // without a result, a later user turn or no answer is an error.
+//
+// In the art style of f the policy's segments are read as lines
+// (rollout.Format.Pieces: reasoning lines, call lines, the answer line)
+// and each result segment must be the next call's "#n: " lines.
 func FromRollout(r rollout.Demo, f rollout.Format, family, tool string) (Demo, error) {
 	d := Demo{ID: r.Task.ID, Family: family, Input: r.Task.Prompt}
 	fail := func(format string, args ...any) (Demo, error) {
@@ -110,6 +111,12 @@ func FromRollout(r rollout.Demo, f rollout.Format, family, tool string) (Demo, e
 	}
 	if len(r.Task.Turns) > 0 {
 		return fail("has later user turns, which a demonstration cannot hold")
+	}
+	if f.ART() {
+		if err := d.readART(r, f, tool); err != nil {
+			return fail("%v", err)
+		}
+		return d, nil
 	}
 	var thought string
 	pending := false // a call waits for its result
@@ -157,6 +164,48 @@ func FromRollout(r rollout.Demo, f rollout.Format, family, tool string) (Demo, e
 		return fail("has no answer block")
 	}
 	return d, nil
+}
+
+// readART fills d's steps and answer from an art-style solution.
+func (d *Demo) readART(r rollout.Demo, f rollout.Format, tool string) error {
+	var thought string
+	pending, answered, calls := false, false, 0
+	for _, seg := range r.Segments {
+		pieces := f.Pieces(seg.Text)
+		if seg.Tool {
+			if !pending || len(pieces) != 1 || pieces[0].Kind != rollout.PieceResult || pieces[0].N != calls {
+				return fmt.Errorf("tool text %.80q is not the result of call %d", seg.Text, calls)
+			}
+			d.Steps[len(d.Steps)-1].Result, pending = pieces[0].Text, false
+			continue
+		}
+		for _, p := range pieces {
+			if answered || pending {
+				return fmt.Errorf("line %.60q after the answer or before a call's result", p.Text)
+			}
+			switch p.Kind {
+			case rollout.PieceText:
+				thought = p.Text
+			case rollout.PieceCall:
+				d.Steps = append(d.Steps, Step{Thought: thought, Tool: tool, Call: p.Text})
+				thought, pending, calls = "", true, calls+1
+			case rollout.PieceAnswer:
+				if thought != "" {
+					d.Steps = append(d.Steps, Step{Thought: thought})
+				}
+				d.Answer, answered = p.Text, true
+			default:
+				return fmt.Errorf("result line %.60q written by the policy", p.Text)
+			}
+		}
+	}
+	if pending {
+		return errors.New("its last call has no result")
+	}
+	if !answered || d.Answer == "" {
+		return errors.New("has no answer line")
+	}
+	return nil
 }
 
 // resultOf reads a result block (rollout.ResultBlock) back.

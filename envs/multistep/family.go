@@ -90,13 +90,14 @@ func (s *Set) Demonstrations(ctx context.Context, req family.DemoRequest) ([]rol
 	return Demonstrations(ctx, req.Format, tasks, useTool, sb)
 }
 
-// Demonstrations writes one worked solution per task. Each first states
-// its plan, the whole chain (Problem.Expression), in the think block;
-// where useTool[i] it then calls the tool once per step, each snippet
-// starting from the value the previous call printed (the tool keeps no
-// state between calls), and answers with the last output; otherwise it
-// answers directly. A tool result that is not the step's true value is an
-// error: the library holds only correct solutions.
+// Demonstrations writes one worked solution per task, in f's style
+// (rollout.Program). Each first states its plan, the whole chain
+// (Problem.Expression), as reasoning; where useTool[i] it then calls the
+// tool once per step, each snippet starting from the value the previous
+// call printed (the tool keeps no state between calls), and answers with
+// the last output; otherwise it answers directly. A tool result that is
+// not the step's true value is an error: the library holds only correct
+// solutions.
 func Demonstrations(ctx context.Context, f rollout.Format, tasks []envs.Task, useTool []bool, tool envs.Tool) ([]rollout.Demo, error) {
 	demos := make([]rollout.Demo, len(tasks))
 	for i, t := range tasks {
@@ -104,40 +105,34 @@ func Demonstrations(ctx context.Context, f rollout.Format, tasks []envs.Task, us
 		if !ok {
 			return nil, fmt.Errorf("multistep: demonstrations: task %s has no reference solution", t.ID)
 		}
-		plan := rollout.Block(f.Think, p.Expression())
-		d := rollout.Demo{Task: t, UsesTool: useTool[i]}
+		prog := rollout.NewProgram(f).Think(p.Expression())
 		if !useTool[i] {
-			d.Segments = []rollout.Segment{{Text: plan + rollout.Block(f.Answer, t.Answer)}}
-			demos[i] = d
+			demos[i] = rollout.Demo{Task: t, Segments: prog.Answer(t.Answer).Segments()}
 			continue
 		}
-		segs, err := toolSolution(ctx, f, p, plan, tool)
-		if err != nil {
+		if err := toolSolution(ctx, prog, p, tool); err != nil {
 			return nil, fmt.Errorf("multistep: demonstrations: %s: %w", t.ID, err)
 		}
-		d.Segments = segs
-		demos[i] = d
+		demos[i] = rollout.Demo{Task: t, UsesTool: true, Segments: prog.Segments()}
 	}
 	return demos, nil
 }
 
-// toolSolution runs p's steps one call at a time and returns the segments:
-// plan and first snippet, then for each step its masked result and the
-// next snippet (or the answer after the last).
-func toolSolution(ctx context.Context, f rollout.Format, p Problem, plan string, tool envs.Tool) ([]rollout.Segment, error) {
+// toolSolution runs p's steps one call at a time, adding each snippet
+// and its result to prog, then the last value as the answer.
+func toolSolution(ctx context.Context, prog *rollout.Program, p Problem, tool envs.Tool) error {
 	want := p.Values()
-	text, v := plan, p.A
-	var segs []rollout.Segment
+	v := p.A
 	for i := range p.Steps {
 		code := p.StepCode(i, v)
 		res := tool.Call(ctx, code)
 		got := strings.TrimSpace(res.Output)
 		if res.Status != envs.StatusOK || got != strconv.Itoa(want[i]) {
-			return nil, fmt.Errorf("step %d code %q gave %s %q, want %d", i+1, code, res.Status, res.Output, want[i])
+			return fmt.Errorf("step %d code %q gave %s %q, want %d", i+1, code, res.Status, res.Output, want[i])
 		}
-		segs = append(segs, rollout.Segment{Text: text + rollout.Block(f.Code, code)},
-			rollout.Segment{Text: rollout.ResultBlock(f, res.Output), Tool: true})
-		text, v = "", want[i]
+		prog.Call(code, res.Output)
+		v = want[i]
 	}
-	return append(segs, rollout.Segment{Text: rollout.Block(f.Answer, strconv.Itoa(v))}), nil
+	prog.Answer(strconv.Itoa(v))
+	return nil
 }

@@ -11,7 +11,27 @@ import (
 // user_turn segments (see the package doc). Code and output tag names
 // come from f. dec decodes t's tokens: the tokenizer the rollout was
 // sampled with.
+//
+// In the art style of f a tool_call is a call line (rollout.Format.CallLine,
+// its "Qn: " label included) with the newline that ends it, or to the end
+// of the run when it is unfinished; a tool_result is a run of result lines
+// ("#n: …") with their newlines (and the newline before them that starts
+// an engine-written run, see rollout.Engine.Run).
 func Segments(t *rollout.Trajectory, dec Decoder, f rollout.Format) []Segment {
+	calls := func(text string) [][2]int { return blocks(text, rollout.Open(f.Code), rollout.Close(f.Code), false) }
+	results := func(text string) [][2]int { return blocks(text, rollout.Open(f.Output), rollout.Close(f.Output), true) }
+	if f.ART() {
+		calls = func(text string) [][2]int {
+			return artLines(text, func(l string) bool { _, ok := f.CallLine(l); return ok })
+		}
+		results = func(text string) [][2]int {
+			spans := artLines(text, func(l string) bool { _, _, ok := rollout.ResultLine(l); return ok })
+			if len(spans) > 0 && spans[0][0] == 1 && text[0] == '\n' {
+				spans[0][0] = 0 // the newline the engine writes when a call line's token ran past it
+			}
+			return spans
+		}
+	}
 	n := min(len(t.Tokens), len(t.Mask))
 	pl := max(0, min(t.PromptLen, n))
 	var out []Segment
@@ -26,9 +46,9 @@ func Segments(t *rollout.Trajectory, dec Decoder, f rollout.Format) []Segment {
 		}
 		run := t.Tokens[i:j]
 		if t.Mask[i] != 0 {
-			out = append(out, split(run, dec, Model, ToolCall, rollout.Open(f.Code), rollout.Close(f.Code), false)...)
+			out = append(out, split(run, dec, Model, ToolCall, calls, false)...)
 		} else {
-			for _, s := range split(run, dec, UserTurn, ToolResult, rollout.Open(f.Output), rollout.Close(f.Output), true) {
+			for _, s := range split(run, dec, UserTurn, ToolResult, results, true) {
 				if s.Kind == ToolResult && call < len(t.Calls) {
 					s.Status, s.Truncated = string(t.Calls[call].Result.Status), t.Calls[call].Truncated
 					call++
@@ -42,12 +62,11 @@ func Segments(t *rollout.Trajectory, dec Decoder, f rollout.Format) []Segment {
 }
 
 // split cuts one run of equal-mask tokens into segments of kind inner
-// (the blocks from open to close, or to the end when unclosed) and kind
-// base (the rest). With masked, the segments are masked and a block takes
-// the newline that follows its closing tag.
-func split(run []int, dec Decoder, base, inner Kind, open, close string, masked bool) []Segment {
+// (the byte spans that find returns for the run's text) and kind base
+// (the rest). With masked, the segments are masked.
+func split(run []int, dec Decoder, base, inner Kind, find func(string) [][2]int, masked bool) []Segment {
 	full := dec.Decode(run)
-	spans := blocks(full, open, close, masked)
+	spans := find(full)
 	if len(spans) == 0 {
 		return []Segment{{Kind: base, Text: full, Tokens: len(run), Masked: masked}}
 	}
@@ -91,6 +110,28 @@ func blocks(text, open, close string, nl bool) [][2]int {
 			end++
 		}
 		out = append(out, [2]int{start, end})
+		pos = end
+	}
+	return out
+}
+
+// artLines returns the byte spans of the runs of consecutive lines of
+// text for which is holds, each with its newline (the last line of text
+// may lack one). A line starts at the start of text or after a newline.
+func artLines(text string, is func(line string) bool) [][2]int {
+	var out [][2]int
+	for pos := 0; pos < len(text); {
+		end := len(text)
+		if i := strings.IndexByte(text[pos:], '\n'); i >= 0 {
+			end = pos + i + 1
+		}
+		if is(strings.TrimSuffix(text[pos:end], "\n")) {
+			if n := len(out); n > 0 && out[n-1][1] == pos {
+				out[n-1][1] = end
+			} else {
+				out = append(out, [2]int{pos, end})
+			}
+		}
 		pos = end
 	}
 	return out

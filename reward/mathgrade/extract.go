@@ -25,9 +25,19 @@ const MaxAnswerLen = 4096
 // Text inside complete output blocks is ignored: the tool wrote it, not the
 // policy. ok is false when none of these exists. Extract takes time linear
 // in len(response) and never panics.
+//
+// In the art style of f the answer block is the last answer line
+// ("Ans: 42", rollout.Format.AnswerLine), and the tool's text that is
+// ignored is every result line ("#n: …").
 func Extract(response string, f rollout.Format) (answer string, ok bool) {
-	text := dropBlocks(response, rollout.Open(f.Output), rollout.Close(f.Output))
-	if s, ok := lastBlock(text, rollout.Open(f.Answer), rollout.Close(f.Answer)); ok {
+	text, s, found := "", "", false
+	if f.ART() {
+		text, s, found = artParts(response, f)
+	} else {
+		text = dropBlocks(response, rollout.Open(f.Output), rollout.Close(f.Output))
+		s, found = lastBlock(text, rollout.Open(f.Answer), rollout.Close(f.Answer))
+	}
+	if found {
 		if b, ok := lastBoxed(s); ok {
 			return strings.TrimSpace(b), true
 		}
@@ -40,6 +50,23 @@ func Extract(response string, f rollout.Format) (answer string, ok bool) {
 		return strings.TrimSpace(s), true
 	}
 	return answerIs(text)
+}
+
+// artParts reads an art-style response: the policy's text (every line
+// but the result lines) and the last answer line's answer, if any.
+func artParts(response string, f rollout.Format) (text, answer string, found bool) {
+	var b strings.Builder
+	for _, p := range f.Pieces(response) {
+		switch p.Kind {
+		case rollout.PieceResult:
+			b.WriteString(" \n")
+			continue
+		case rollout.PieceAnswer:
+			answer, found = p.Text, true
+		}
+		b.WriteString(p.Text + "\n")
+	}
+	return b.String(), answer, found
 }
 
 // lastBlock returns the content of the last complete open…close block.

@@ -1,0 +1,83 @@
+package rollout
+
+// The engine's detection of what a sampled token finished: a tool call
+// to run or an answer that ends the turn, in either style of Format.
+
+import "strings"
+
+// event says what the last token of seg finished: a call (with its
+// input), an answer, or nothing. In the tags style that is a closing code
+// or answer tag (closed); in the art style, a newline that ends a call or
+// answer line (Format.artEvent), the segment's start counting as a line
+// start.
+func (r *runner) event(seg []int) (lineEvent, string) {
+	if !r.e.Format.ART() {
+		switch r.closed(seg) {
+		case r.closeAnswer:
+			return lineAnswer, ""
+		case r.closeCode:
+			return lineCall, r.codeInput(seg)
+		}
+		return lineNone, ""
+	}
+	fresh := r.fresh(seg)
+	if fresh == "" || !strings.Contains(fresh, "\n") {
+		return lineNone, ""
+	}
+	text := r.e.Tokenizer.Decode(seg)
+	return r.e.Format.artEvent(text, max(0, len(text)-len(fresh)))
+}
+
+// fresh is the text the last token of seg added.
+func (r *runner) fresh(seg []int) string {
+	tok := r.e.Tokenizer
+	win := seg[max(0, len(seg)-2):]
+	cur := tok.Decode(win)
+	n := len(cur) - len(tok.Decode(win[:len(win)-1]))
+	if n <= 0 {
+		return ""
+	}
+	return cur[len(cur)-n:]
+}
+
+// closed returns the closing tag (code or answer) that the last token of
+// seg completed, or "". The tag may span several tokens, and the last
+// token may carry text past the tag.
+func (r *runner) closed(seg []int) string {
+	tok := r.e.Tokenizer
+	win := seg[max(0, len(seg)-r.window):]
+	cur := tok.Decode(win)
+	fresh := len(cur) - len(tok.Decode(win[:len(win)-1]))
+	if fresh <= 0 {
+		return ""
+	}
+	best, bestEnd := "", len(cur)+1
+	for _, tag := range []string{r.closeCode, r.closeAnswer} {
+		i := strings.LastIndex(cur, tag)
+		if end := i + len(tag); i >= 0 && end > len(cur)-fresh && end < bestEnd {
+			best, bestEnd = tag, end
+		}
+	}
+	return best
+}
+
+// codeInput is the text between the last opening code tag of the segment
+// and its closing tag, or the whole segment before the closing tag.
+func (r *runner) codeInput(seg []int) string {
+	text := r.e.Tokenizer.Decode(seg)
+	if end := strings.LastIndex(text, r.closeCode); end >= 0 {
+		text = text[:end]
+	}
+	return codeAfterOpen(text, r.openCode)
+}
+
+// artOpen is what the engine writes before the n-th call's result in the
+// art style: ResultPrefix(n), on a line of its own. When the token that
+// ended the call line carried text past its newline, a newline comes
+// first, so the result still starts a line.
+func (r *runner) artOpen(seg []int, n int) string {
+	if strings.HasSuffix(r.fresh(seg), "\n") {
+		return r.e.Format.resultOpen(n)
+	}
+	return "\n" + r.e.Format.resultOpen(n)
+}
