@@ -68,6 +68,18 @@
 // policy without a chat template, and PolicyChat.MaxLen keeps a long one
 // within the policy's context.
 //
+// # Teaching the phases
+//
+// A policy too small to follow the phases' instructions learns them from
+// demonstrations: Teacher turns a task's ground truth (a
+// family.PhaseTruth: subtasks, and each needed tool with the stored tools
+// that do its job and a source for it) into the first conversation of
+// each phase, exactly as the phases send it over the database, with the
+// reply the phase should get; each reply passes its phase's validator and
+// each generated source is verified. PolicyChat.Prompt gives the tokens
+// the policy is fed for a conversation, so a trainer can encode the
+// demonstrations as the rollouts will see them.
+//
 // Generated tools stay pending unless AutoApprove is set, so under RL the
 // policy solves only with tools a person (or the run's stated policy)
 // approved.

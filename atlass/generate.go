@@ -8,7 +8,6 @@ import (
 
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/envs/toollib"
-	"github.com/artist-rl/artist/openai"
 )
 
 // errVerify refuses a generated function whose examples failed in the
@@ -37,8 +36,7 @@ func (e errTaken) Error() string {
 // log's note says so. The generated code runs only inside verification.
 func (p *Pipeline) Generate(ctx context.Context, task envs.Task, spec ToolSpec) (Record, PhaseLog, error) {
 	log := PhaseLog{Phase: "generate"}
-	user := render(generatorUser, map[string]any{"Name": spec.Name, "Description": spec.Description, "Task": task.Prompt})
-	msgs := []openai.ChatMessage{message("system", generatorSystem), message("user", user)}
+	msgs := generateMessages(task, spec)
 	prov := Provenance{Task: taskRef(task), Run: p.RunID, Source: "atlass"}
 	var id int64
 	err := ask(ctx, p.Chat, &log, msgs, p.maxAttempts(), func(reply string) error {

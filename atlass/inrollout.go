@@ -36,26 +36,42 @@ var _ Chat = (*PolicyChat)(nil)
 
 // Reply implements Chat.
 func (c *PolicyChat) Reply(ctx context.Context, msgs []openai.ChatMessage) (string, error) {
-	if c.Render == nil || c.Policy == nil || c.Tokenizer == nil {
+	if c.Policy == nil {
 		return "", errors.New("atlass: PolicyChat needs Policy, Tokenizer and Render")
 	}
-	text, err := c.Render(msgs)
+	ids, _, err := c.Prompt(msgs)
 	if err != nil {
-		return "", fmt.Errorf("atlass: render the conversation: %w", err)
-	}
-	ids := c.Tokenizer.Encode(text)
-	if c.MaxLen > 0 {
-		keep := c.MaxLen - c.Config.MaxTokens
-		if keep < 1 {
-			return "", fmt.Errorf("atlass: PolicyChat: a reply of %d tokens leaves no room in a context of %d: lower Config.MaxTokens", c.Config.MaxTokens, c.MaxLen)
-		}
-		ids = ids[max(len(ids)-keep, 0):]
+		return "", err
 	}
 	out, err := rollout.Complete(ctx, c.Policy, c.Tokenizer, ids, c.Config, c.RNG)
 	if err != nil {
 		return "", fmt.Errorf("atlass: policy reply: %w", err)
 	}
 	return out.Text, nil
+}
+
+// Prompt returns the tokens that Reply continues for msgs: the rendered
+// conversation, encoded, and when longer than MaxLen − Config.MaxTokens
+// only its last tokens; cut is how many were dropped from its start. It
+// needs Tokenizer and Render, not Policy, so a trainer can encode
+// demonstrations of the phases exactly as the policy will see them.
+func (c *PolicyChat) Prompt(msgs []openai.ChatMessage) (ids []int, cut int, err error) {
+	if c.Render == nil || c.Tokenizer == nil {
+		return nil, 0, errors.New("atlass: PolicyChat needs Policy, Tokenizer and Render")
+	}
+	text, err := c.Render(msgs)
+	if err != nil {
+		return nil, 0, fmt.Errorf("atlass: render the conversation: %w", err)
+	}
+	ids = c.Tokenizer.Encode(text)
+	if c.MaxLen > 0 {
+		keep := c.MaxLen - c.Config.MaxTokens
+		if keep < 1 {
+			return nil, 0, fmt.Errorf("atlass: PolicyChat: a reply of %d tokens leaves no room in a context of %d: lower Config.MaxTokens", c.Config.MaxTokens, c.MaxLen)
+		}
+		cut = max(len(ids)-keep, 0)
+	}
+	return ids[cut:], cut, nil
 }
 
 // EngineSolver is a Solver over the rollout engine: the policy on tokens

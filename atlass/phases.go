@@ -124,14 +124,11 @@ func needNames(needs []Need) string {
 // Analyze runs the task analyzer.
 func (p *Pipeline) Analyze(ctx context.Context, task envs.Task) (Analysis, PhaseLog, error) {
 	log := PhaseLog{Phase: "analyze"}
-	msgs := []openai.ChatMessage{message("system", analyzerSystem), message("user", render(analyzerUser, map[string]any{"Task": task.Prompt}))}
+	msgs := analyzeMessages(task)
 	var a Analysis
-	err := ask(ctx, p.Chat, &log, msgs, p.tries(), func(reply string) error {
-		a = Analysis{}
-		if err := decodeReply(reply, &a, "subtasks"); err != nil {
-			return err
-		}
-		return a.validate()
+	err := ask(ctx, p.Chat, &log, msgs, p.tries(), func(reply string) (err error) {
+		a, err = parseAnalysis(reply)
+		return err
 	}, jsonFeedback)
 	if err != nil {
 		return Analysis{}, log, fmt.Errorf("atlass: analyze: %w", err)
@@ -143,15 +140,11 @@ func (p *Pipeline) Analyze(ctx context.Context, task envs.Task) (Analysis, Phase
 // Plan runs the tool master on the task and its analysis.
 func (p *Pipeline) Plan(ctx context.Context, task envs.Task, a Analysis) (Plan, PhaseLog, error) {
 	log := PhaseLog{Phase: "plan"}
-	user := render(masterUser, map[string]any{"Task": task.Prompt, "Subtasks": a.Subtasks})
-	msgs := []openai.ChatMessage{message("system", masterSystem), message("user", user)}
+	msgs := planMessages(task, a)
 	var plan Plan
-	err := ask(ctx, p.Chat, &log, msgs, p.tries(), func(reply string) error {
-		plan = Plan{}
-		if err := decodeReply(reply, &plan, "needs_tools", "tools"); err != nil {
-			return err
-		}
-		return plan.validate()
+	err := ask(ctx, p.Chat, &log, msgs, p.tries(), func(reply string) (err error) {
+		plan, err = parsePlan(reply)
+		return err
 	}, jsonFeedback)
 	if err != nil {
 		return Plan{}, log, fmt.Errorf("atlass: plan: %w", err)
@@ -188,21 +181,66 @@ func (p *Pipeline) Select(ctx context.Context, task envs.Task, needs []Need) ([]
 		log.Note, log.Output = "skipped: the tool database holds no candidate for any needed tool", matches
 		return matches, log, nil
 	}
-	user := render(selectorUser, map[string]any{"Task": task.Prompt, "Needs": needs})
-	msgs := []openai.ChatMessage{message("system", selectorSystem), message("user", user)}
-	var sel struct {
-		Matches []Match `json:"matches"`
-	}
-	err := ask(ctx, p.Chat, &log, msgs, p.tries(), func(reply string) error {
-		sel.Matches = nil
-		if err := decodeReply(reply, &sel, "matches"); err != nil {
-			return err
-		}
-		return validateMatches(sel.Matches, needs)
+	msgs := selectMessages(task, needs)
+	var matches []Match
+	err := ask(ctx, p.Chat, &log, msgs, p.tries(), func(reply string) (err error) {
+		matches, err = parseMatches(reply, needs)
+		return err
 	}, jsonFeedback)
 	if err != nil {
 		return nil, log, fmt.Errorf("atlass: select: %w", err)
 	}
-	log.Output = sel.Matches
-	return sel.Matches, log, nil
+	log.Output = matches
+	return matches, log, nil
+}
+
+// The first conversations of the phases: what Analyze, Plan, Select and
+// Generate send before any refusal is fed back.
+
+func analyzeMessages(task envs.Task) []openai.ChatMessage {
+	return []openai.ChatMessage{message("system", analyzerSystem), message("user", render(analyzerUser, map[string]any{"Task": task.Prompt}))}
+}
+
+func planMessages(task envs.Task, a Analysis) []openai.ChatMessage {
+	user := render(masterUser, map[string]any{"Task": task.Prompt, "Subtasks": a.Subtasks})
+	return []openai.ChatMessage{message("system", masterSystem), message("user", user)}
+}
+
+func selectMessages(task envs.Task, needs []Need) []openai.ChatMessage {
+	user := render(selectorUser, map[string]any{"Task": task.Prompt, "Needs": needs})
+	return []openai.ChatMessage{message("system", selectorSystem), message("user", user)}
+}
+
+func generateMessages(task envs.Task, spec ToolSpec) []openai.ChatMessage {
+	user := render(generatorUser, map[string]any{"Name": spec.Name, "Description": spec.Description, "Task": task.Prompt})
+	return []openai.ChatMessage{message("system", generatorSystem), message("user", user)}
+}
+
+// The validators of the JSON phases: a reply is accepted when it decodes
+// and validates.
+
+func parseAnalysis(reply string) (Analysis, error) {
+	var a Analysis
+	if err := decodeReply(reply, &a, "subtasks"); err != nil {
+		return Analysis{}, err
+	}
+	return a, a.validate()
+}
+
+func parsePlan(reply string) (Plan, error) {
+	var plan Plan
+	if err := decodeReply(reply, &plan, "needs_tools", "tools"); err != nil {
+		return Plan{}, err
+	}
+	return plan, plan.validate()
+}
+
+func parseMatches(reply string, needs []Need) ([]Match, error) {
+	var sel struct {
+		Matches []Match `json:"matches"`
+	}
+	if err := decodeReply(reply, &sel, "matches"); err != nil {
+		return nil, err
+	}
+	return sel.Matches, validateMatches(sel.Matches, needs)
 }

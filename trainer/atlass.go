@@ -43,6 +43,9 @@ func (r *Run) newAtlass() (*atlassRun, error) {
 	if n := r.Model.Config.MaxPositionEmbeddings; c.Atlass.MaxReplyTokens >= n {
 		return nil, fmt.Errorf("trainer: tool.library.atlass.max_reply_tokens %d leaves no room in the model's context of %d tokens: lower it", c.Atlass.MaxReplyTokens, n)
 	}
+	if err := r.checkPhaseTeacher(); err != nil {
+		return nil, err
+	}
 	retries := c.Atlass.Retries
 	if retries == 0 {
 		retries = -1 // the pipeline's "never ask again"
@@ -65,6 +68,12 @@ func (r *Run) phaseChat(rng *rand.Rand) atlass.Chat {
 	if r.atlass.chat != nil {
 		return r.atlass.chat(rng)
 	}
+	return r.policyChat(rng)
+}
+
+// policyChat is the policy as the phases' Chat, sampling from rng: its
+// Prompt is also how the warm start encodes the phase demonstrations.
+func (r *Run) policyChat(rng *rand.Rand) *atlass.PolicyChat {
 	c := r.atlass.cfg
 	return &atlass.PolicyChat{
 		Policy: modelPolicy{r.Model}, Tokenizer: r.Tok, Render: r.renderChat, RNG: rng,

@@ -20,8 +20,12 @@ import (
 // tool.library.auto_approve is set. A task whose phases fail is solved
 // without tools and counted (atlass/phase_failed).
 //
-// The phase replies are not trained on: only the solver's trajectories
-// carry advantages. Evaluation is unchanged: held-out tasks retrieve the
+// The warm start teaches the phases: when the task family knows their
+// correct replies (family.PhaseTeacher), a WarmFraction share of the
+// warm-start sequences are phase conversations, rendered and truncated
+// as the rollouts render them, with the loss on the reply only. Inside
+// GRPO the phase replies are not trained on: only the solver's
+// trajectories carry advantages. Evaluation is unchanged: held-out tasks retrieve the
 // approved tools of the library (tool.library.k), the grown ones included.
 // The library's retrieval and harvesting (k, grow) do not apply to the
 // solver's rollouts of a step: their tools are those the phases provided.
@@ -50,11 +54,20 @@ type AtlassConfig struct {
 	// their phases saved, as atlass/step-NNNNNN/task-II.json in the run
 	// folder. Default 2; 0 saves none.
 	Transcripts int `yaml:"transcripts"`
+	// WarmFraction is the share of warm-start sequences that are phase
+	// demonstrations (one draw per sequence) rather than solutions: the
+	// analyzer, tool master, selector and generator conversations of
+	// warmstart.demos training tasks, each reply written from the task's
+	// ground truth (family.PhaseTeacher) against the run's tool database
+	// and saved in phase_demos.jsonl. It needs a family that implements
+	// family.PhaseTeacher; 0 teaches no phase. Default 0.5; must be in
+	// [0, 1).
+	WarmFraction float64 `yaml:"warm_fraction"`
 }
 
 // DefaultAtlassConfig is the documented default: off.
 func DefaultAtlassConfig() AtlassConfig {
-	return AtlassConfig{Retries: 2, MaxAttempts: 3, MaxReplyTokens: 128, Temperature: 1, Transcripts: 2}
+	return AtlassConfig{Retries: 2, MaxAttempts: 3, MaxReplyTokens: 128, Temperature: 1, Transcripts: 2, WarmFraction: 0.5}
 }
 
 // validateAtlass checks tool.library.atlass against the rest of the run.
@@ -74,6 +87,8 @@ func (c *Config) validateAtlass() error {
 		return fmt.Errorf("%s.temperature must be a finite value >= 0 (0 is greedy), got %v", key, a.Temperature)
 	case a.Transcripts < 0:
 		return fmt.Errorf("%s.transcripts must be >= 0 (0 saves none), got %d", key, a.Transcripts)
+	case !(a.WarmFraction >= 0 && a.WarmFraction < 1):
+		return fmt.Errorf("%s.warm_fraction must be in [0, 1) (0 teaches no phase), got %v", key, a.WarmFraction)
 	case !a.Enabled:
 		return nil
 	case c.Tool.Kind != family.SandboxTool:

@@ -291,6 +291,7 @@ func TestAtlassResumeIsExact(t *testing.T) {
 		cfg := atlassConfig(t, dir, 2, true)
 		cfg.Tool.Library.Path, cfg.GRPO.Steps = seed, steps
 		cfg.Tool.Library.Atlass.MaxReplyTokens = 48
+		cfg.Tool.Library.Atlass.WarmFraction = 0 // no demonstrated reply is that short
 		return cfg
 	}
 	trainedRun(t, conf(whole, 4))
@@ -363,6 +364,7 @@ func TestAtlassConfig(t *testing.T) {
 		{"reply tokens", func(c *Config) { c.Tool.Library.Atlass.MaxReplyTokens = 256 }, "max_reply_tokens 256 leaves no room"},
 		{"temperature", func(c *Config) { c.Tool.Library.Atlass.Temperature = -1 }, "atlass.temperature must be"},
 		{"transcripts", func(c *Config) { c.Tool.Library.Atlass.Transcripts = -2 }, "atlass.transcripts must be >= 0"},
+		{"warm fraction", func(c *Config) { c.Tool.Library.Atlass.WarmFraction = 1 }, "atlass.warm_fraction must be in [0, 1)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

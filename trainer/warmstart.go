@@ -139,6 +139,10 @@ func (r *Run) warmStartSteps(ctx context.Context, from *trainerState) error {
 	if err != nil {
 		return err
 	}
+	phases, err := r.phaseLibrary(ctx) // tool.library.atlass.warm_fraction
+	if err != nil {
+		return err
+	}
 	opt := NewAdamWOn(r.Model.Backend(), r.Model.Params, AdamWConfig{Beta1: 0.9, Beta2: 0.99, Eps: 1e-8, MaxGradNorm: 1})
 	first := 1
 	if from != nil {
@@ -160,7 +164,7 @@ func (r *Run) warmStartSteps(ctx context.Context, from *trainerState) error {
 		seqs := make([][]int, w.BatchSize)
 		masks := make([][]uint8, w.BatchSize)
 		for i := range seqs {
-			seqs[i], masks[i] = r.encodeDemo(demos[rng.Intn(len(demos))])
+			seqs[i], masks[i] = r.warmSequence(demos, phases, rng)
 		}
 		coef := sftCoef(masks)
 		r.Model.ZeroGrad()

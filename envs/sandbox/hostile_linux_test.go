@@ -52,7 +52,9 @@ func children(t testing.TB) []int {
 func TestHostile(t *testing.T) {
 	dir := t.TempDir()
 	target := filepath.Join(dir, "pwned")
-	const timeout = time.Second
+	// Long enough that a limit (memory, stack, output) is reached before
+	// the deadline on a loaded machine, where a second was not always.
+	const timeout = 3 * time.Second
 	const workers = 2
 	s := newSandbox(t, Config{Timeout: timeout, MaxOutput: 4096, Workers: workers})
 	for _, tc := range hostile {
