@@ -13,11 +13,12 @@ import (
 
 // DemosConfig is ART prompting: before each task's prompt, the K
 // demonstrations of a task library (envs/library) most similar to the
-// task, selected by BM25 over their description and input, with those of
-// other task families filling in when too few of the task's own are
-// similar. The demonstrations are written in the run's format (tag
-// blocks, or ART's program lines under format.style: art), as the policy
-// is to write its own solution. It applies to every rollout (training,
+// task, selected by BM25 over their description and input (or by the
+// policy's own embeddings, Select), with those of other task families
+// filling in when too few of the task's own are similar. The
+// demonstrations are written in the run's format (tag blocks, or ART's
+// program lines under format.style: art), as the policy is to write its
+// own solution. It applies to every rollout (training,
 // evaluation, artist eval), not to the warm start's own demonstrations.
 type DemosConfig struct {
 	// Library is the library file (JSONL; artist library validate checks
@@ -25,9 +26,20 @@ type DemosConfig struct {
 	Library string `yaml:"library"`
 	// K is how many demonstrations each task gets. Default 3.
 	K int `yaml:"k"`
+	// Select is how demonstrations are ranked: bm25 (default; empty is
+	// bm25) over words, or embed, by cosine similarity of the policy's
+	// own embeddings (PolicyEmbedder); embed needs the run's local model,
+	// and remote policies refuse it. A training run embeds the library
+	// again with the current weights before each GRPO step's rollouts and
+	// each evaluation, so the demonstrations and the task are always
+	// embedded by the same policy.
+	Select string `yaml:"select"`
 }
 
 func (d DemosConfig) validate() error {
+	if _, err := library.ParseSelectMode(d.Select); err != nil {
+		return fmt.Errorf("config: prompt.demos.select %q: want bm25 or embed", d.Select)
+	}
 	if d.Library == "" {
 		return nil
 	}
@@ -62,8 +74,19 @@ type ArtPrompt struct {
 
 // OpenArtPrompt loads the library of c.Prompt.Demos; it returns nil
 // without one. It is the one demonstration step of every prompt: the
-// run's engine, and the remote policies of artist eval.
+// run's engine, and the remote policies of artist eval. It selects by
+// BM25; prompt.demos.select: embed needs the run's model (Setup) and is
+// refused here.
 func OpenArtPrompt(c Config) (*ArtPrompt, error) {
+	if mode, _ := library.ParseSelectMode(c.Prompt.Demos.Select); mode == library.SelectEmbed && c.Prompt.Demos.Library != "" {
+		return nil, fmt.Errorf("trainer: prompt.demos.select: embed ranks demonstrations by the policy's own hidden states, so it needs a local model (artist eval -checkpoint without -policy): use bm25 with a remote policy")
+	}
+	return openArtPrompt(c, nil)
+}
+
+// openArtPrompt is OpenArtPrompt with e as the embedder of
+// prompt.demos.select: embed (nil under bm25).
+func openArtPrompt(c Config, e library.Embedder) (*ArtPrompt, error) {
 	d := c.Prompt.Demos
 	if d.Library == "" {
 		return nil, nil
@@ -72,7 +95,29 @@ func OpenArtPrompt(c Config) (*ArtPrompt, error) {
 	if err != nil {
 		return nil, fmt.Errorf("trainer: prompt.demos.library: %w", err)
 	}
-	return &ArtPrompt{index: library.NewIndex(lib), family: c.Task.Name, k: d.K, format: c.Format}, nil
+	ix := library.NewIndex(lib)
+	if mode, _ := library.ParseSelectMode(d.Select); mode == library.SelectEmbed {
+		ix = library.NewEmbedIndex(lib, e)
+	}
+	return &ArtPrompt{index: ix, family: c.Task.Name, k: d.K, format: c.Format}, nil
+}
+
+// setupArtPrompt opens the run's demonstration step once its model and
+// tokenizer are built: embed selection embeds with them.
+func (r *Run) setupArtPrompt() (err error) {
+	r.art, err = openArtPrompt(r.Cfg, PolicyEmbedder{Model: r.Model, Tokenizer: r.Tok})
+	return err
+}
+
+// reembed has an embedding selection embed the library again with the
+// policy's current weights (a no-op under bm25 or without a library).
+// The trainer calls it before each GRPO step's rollouts and each
+// evaluation, so demonstrations and tasks are always embedded by the same
+// weights, and a resumed run embeds as an uninterrupted one.
+func (a *ArtPrompt) reembed() {
+	if a != nil {
+		a.index.Reembed()
+	}
 }
 
 // Apply returns t with the selected demonstrations before its prompt,

@@ -279,7 +279,7 @@ func DefaultConfig() Config {
 			RopeTheta: 10000, RMSNormEps: 1e-6, TieWordEmbeddings: true,
 		},
 		Format:    rollout.DefaultFormat(),
-		Prompt:    PromptConfig{Template: "plain", Demos: DemosConfig{K: 3}},
+		Prompt:    PromptConfig{Template: "plain", Demos: DemosConfig{K: 3, Select: "bm25"}},
 		Task:      defaultTaskConfig(),
 		Tool:      ToolConfig{Kind: "sandbox", Sandbox: sandbox.DefaultConfig(), Library: LibraryConfig{K: 3, Atlass: DefaultAtlassConfig()}},
 		Rollout:   rc,

@@ -105,6 +105,7 @@ func (r *Run) heldout() []envs.Task {
 // view. step is the GRPO step the evaluation follows (0: warm start).
 func (r *Run) evalAndRecord(ctx context.Context, tag string, step int) (EvalResult, error) {
 	e := r.Cfg.Eval
+	r.art.reembed() // embed selection follows the policy's weights
 	res, trajs, err := r.Evaluate(ctx, r.heldout(), e.Samples, e.Temperature)
 	if err != nil {
 		return res, err

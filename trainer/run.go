@@ -70,16 +70,16 @@ func Setup(ctx context.Context, cfg Config, out io.Writer) (*Run, error) {
 	if err := r.setupTasks(); err != nil {
 		return nil, err
 	}
-	var err error
-	if r.art, err = OpenArtPrompt(cfg); err != nil {
-		return nil, err
-	}
 	if err := r.setupTokenizer(ctx); err != nil {
 		return nil, err
 	}
 	if err := r.setupModel(); err != nil {
 		return nil, err
 	}
+	if err := r.setupArtPrompt(); err != nil {
+		return nil, err
+	}
+	var err error
 	sel, _ := policy.DefaultBackend() // setupModel's model computes with it
 	fmt.Fprintf(out, "backend: %v\n", sel)
 	if r.Tool, err = r.newTool(cfg.Tool); err != nil {

@@ -21,6 +21,7 @@ func (r *Run) grpoStep(ctx context.Context, step int, opt *AdamW, ref *policy.Mo
 	m := Metrics{}
 	start := time.Now()
 
+	r.art.reembed() // embed selection follows the policy's weights
 	draw := r.drawBatch
 	if r.atlass != nil {
 		draw = r.atlassBatch // the policy's phases provide each task's tools

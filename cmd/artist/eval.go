@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/artist-rl/artist/envs/family"
+	"github.com/artist-rl/artist/envs/library"
 	"github.com/artist-rl/artist/evalbench"
 	"github.com/artist-rl/artist/openai"
 	"github.com/artist-rl/artist/trainer"
@@ -30,6 +31,7 @@ type evalFlags struct {
 	retries, parallel                  int
 	prompting, library                 string // -prompting art: demonstrations of -library before each task
 	demoK                              int
+	demoSelect                         string // -select: how -prompting art ranks them
 }
 
 func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -55,6 +57,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.StringVar(&f.prompting, "prompting", "", "`MODE`: art (the -k demonstrations of -library most similar to each task before it: ART prompting) or plain (none); default: as the config says (prompt.demos)")
 	fs.StringVar(&f.library, "library", "", "with -prompting art, the task library `FILE`")
 	fs.IntVar(&f.demoK, "k", 3, "with -prompting art, demonstrations per task")
+	fs.StringVar(&f.demoSelect, "select", "", "with -prompting art, how demonstrations are ranked: `MODE` bm25 (default: words) or embed (the checkpoint's own hidden states; needs a local -checkpoint, not -policy)")
 	fs.Var(&f.sets, "set", "override one key of the checkpoint's config, or with -policy alone of the defaults, e.g. rollout.max_response_tokens=8000 (repeatable)")
 	f.user.register(fs)
 	if err := fs.Parse(args); err != nil {
@@ -175,9 +178,13 @@ func progressTo(w io.Writer, bench string) func(done, total int, elapsed time.Du
 	}
 }
 
-// promptingSets turns -prompting, -library and -k into the config keys
+// promptingSets turns -prompting, -library, -k and -select into the config keys
 // they stand for (prompt.demos), ahead of any -set.
 func promptingSets(f *evalFlags, stderr io.Writer) error {
+	if f.demoSelect != "" && f.prompting != "art" {
+		fmt.Fprintln(stderr, "artist eval: -select needs -prompting art")
+		return errUsage
+	}
 	switch f.prompting {
 	case "":
 		if f.library != "" {
@@ -193,8 +200,17 @@ func promptingSets(f *evalFlags, stderr io.Writer) error {
 			fmt.Fprintln(stderr, "artist eval: -prompting art needs -library FILE and -k of at least 1")
 			return errUsage
 		}
+		mode, err := library.ParseSelectMode(f.demoSelect)
+		if err != nil {
+			fmt.Fprintf(stderr, "artist eval: -select %q: want bm25 or embed\n", f.demoSelect)
+			return errUsage
+		}
+		if mode == library.SelectEmbed && f.url != "" {
+			fmt.Fprintln(stderr, "artist eval: -select embed ranks demonstrations by the policy's own hidden states, so it needs a local -checkpoint: drop -policy, or use -select bm25")
+			return errUsage
+		}
 		lib, _ := json.Marshal(f.library) // a YAML string, whatever the path holds
-		f.sets = append(sets{"prompt.demos.library=" + string(lib), fmt.Sprintf("prompt.demos.k=%d", f.demoK)}, f.sets...)
+		f.sets = append(sets{"prompt.demos.library=" + string(lib), fmt.Sprintf("prompt.demos.k=%d", f.demoK), "prompt.demos.select=" + string(mode)}, f.sets...)
 		return nil
 	}
 	fmt.Fprintf(stderr, "artist eval: -prompting %q: want art or plain\n", f.prompting)

@@ -53,4 +53,12 @@
 // rest of the task's family and then the rest; ties keep file order. A
 // demonstration whose input is the task's own prompt is never selected,
 // so a demonstration cannot give a task its answer.
+//
+// An index of NewEmbedIndex ranks instead by the cosine similarity
+// between an Embedder's vector of the task text and that of each
+// demonstration's description and input (a run uses the mean of its own
+// policy's final hidden states), with the same order: positive cosines
+// of the task's family first, then of other families, then the rest of
+// the family and the rest; ties keep file order. The demonstrations'
+// vectors are computed once per index, and again after Index.Reembed.
 package library

@@ -13,8 +13,8 @@ const (
 	bm25B  = 0.75
 )
 
-// Match is one selected demonstration and its BM25 score against the
-// task.
+// Match is one selected demonstration and its score against the task:
+// BM25, or the cosine similarity of embeddings (NewEmbedIndex).
 type Match struct {
 	Demo  Demo
 	Score float64
@@ -31,6 +31,7 @@ type Index struct {
 	docs  [][]string // words of each demonstration
 	df    map[string]int
 	avgdl float64
+	emb   *embedScores // set by NewEmbedIndex: rank by embeddings, not BM25
 }
 
 // NewIndex indexes lib for Select.
@@ -88,23 +89,19 @@ func (ix *Index) score(i int, q []string) float64 {
 // whose prompt is text, in the order the package doc gives: similar ones
 // of the family, then similar ones of other families, then the rest. A
 // demonstration whose input is text itself is left out. Fewer than k come
-// back only when the library holds fewer.
+// back only when the library holds fewer. An index of NewIndex scores by
+// BM25, one of NewEmbedIndex by cosine similarity of embeddings.
 func (ix *Index) Select(family, text string, k int) []Match {
-	q := Words(text)
-	seen := map[string]bool{}
-	var uniq []string
-	for _, w := range q {
-		if !seen[w] {
-			seen[w] = true
-			uniq = append(uniq, w)
-		}
+	score := ix.bm25Scorer(text)
+	if ix.emb != nil {
+		score = ix.emb.scorer(ix.lib, text)
 	}
 	var all []Match
 	for i, d := range ix.lib.Demos {
 		if strings.TrimSpace(d.Input) == strings.TrimSpace(text) {
 			continue
 		}
-		all = append(all, Match{Demo: d, Score: ix.score(i, uniq), Transfer: d.Family != family})
+		all = append(all, Match{Demo: d, Score: score(i), Transfer: d.Family != family})
 	}
 	tier := func(m Match) int {
 		t := 0
@@ -124,4 +121,18 @@ func (ix *Index) Select(family, text string, k int) []Match {
 		return all[a].Score > all[b].Score
 	})
 	return all[:min(k, len(all))]
+}
+
+// bm25Scorer returns the BM25 score of demonstration i for the distinct
+// words of text.
+func (ix *Index) bm25Scorer(text string) func(i int) float64 {
+	seen := map[string]bool{}
+	var uniq []string
+	for _, w := range Words(text) {
+		if !seen[w] {
+			seen[w] = true
+			uniq = append(uniq, w)
+		}
+	}
+	return func(i int) float64 { return ix.score(i, uniq) }
 }
