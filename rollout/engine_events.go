@@ -30,25 +30,26 @@ func (r *runner) event(seg []int) (lineEvent, string) {
 
 // fresh is the text the last token of seg added.
 func (r *runner) fresh(seg []int) string {
-	tok := r.e.Tokenizer
-	win := seg[max(0, len(seg)-2):]
-	cur := tok.Decode(win)
-	n := len(cur) - len(tok.Decode(win[:len(win)-1]))
-	if n <= 0 {
-		return ""
-	}
+	cur, n := r.tail(seg, 2)
 	return cur[len(cur)-n:]
+}
+
+// tail decodes the last w tokens of seg and says how many bytes at the
+// end of that text the last token added (0 when it added none, as when it
+// completes a character with the next one).
+func (r *runner) tail(seg []int, w int) (text string, fresh int) {
+	tok := r.e.Tokenizer
+	win := seg[max(0, len(seg)-w):]
+	text = tok.Decode(win)
+	return text, max(0, len(text)-len(tok.Decode(win[:len(win)-1])))
 }
 
 // closed returns the closing tag (code or answer) that the last token of
 // seg completed, or "". The tag may span several tokens, and the last
 // token may carry text past the tag.
 func (r *runner) closed(seg []int) string {
-	tok := r.e.Tokenizer
-	win := seg[max(0, len(seg)-r.window):]
-	cur := tok.Decode(win)
-	fresh := len(cur) - len(tok.Decode(win[:len(win)-1]))
-	if fresh <= 0 {
+	cur, fresh := r.tail(seg, r.window)
+	if fresh == 0 {
 		return ""
 	}
 	best, bestEnd := "", len(cur)+1

@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/artist-rl/artist/envs/family"
 	"github.com/artist-rl/artist/envs/sandbox"
@@ -488,6 +487,3 @@ func (c *Config) validateEvalCheckpoint() error {
 	}
 	return nil
 }
-
-// toolTimeout is how long one call may run.
-func (c *Config) toolTimeout() time.Duration { return c.Rollout.ToolTimeout }

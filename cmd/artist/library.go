@@ -378,28 +378,14 @@ func (s anySample) demo(f rollout.Format, kind string) (library.Demo, error) {
 // "#n: " lines in the art style.
 func splitResults(response string, f rollout.Format) []rollout.Segment {
 	var segs []rollout.Segment
-	add := func(text string, tool bool) {
-		if n := len(segs); n > 0 && segs[n-1].Tool == tool && !tool {
-			segs[n-1].Text += text
-			return
-		}
-		segs = append(segs, rollout.Segment{Text: text, Tool: tool})
-	}
 	if f.ART() {
-		prev := false // the last line was a result line
-		for rest := response; rest != ""; {
-			line, tail, ended := strings.Cut(rest, "\n")
-			rest = tail
-			if ended {
-				line += "\n"
-			}
+		for _, line := range strings.SplitAfter(response, "\n") {
 			_, _, res := rollout.ResultLine(strings.TrimSuffix(line, "\n"))
-			if res && prev {
-				segs[len(segs)-1].Text += line
-			} else {
-				add(line, res)
+			if n := len(segs); n > 0 && segs[n-1].Tool == res {
+				segs[n-1].Text += line // a call line lies between two results
+				continue
 			}
-			prev = res
+			segs = append(segs, rollout.Segment{Text: line, Tool: res})
 		}
 		if len(segs) == 0 || segs[len(segs)-1].Tool {
 			segs = append(segs, rollout.Segment{})

@@ -59,9 +59,6 @@ func (a args) boolean(n string) bool { b, _ := a[n].(bool); return b }
 func (a args) list(n string) []any   { l, _ := a[n].([]any); return l }
 func (a args) dict(n string) *Dict   { d, _ := a[n].(*Dict); return d }
 
-// float returns a numeric argument as a float.
-func (a args) float(n string) float64 { return toFloat(a[n]) }
-
 // integer returns an int argument.
 func (a args) integer(n string) int64 {
 	switch x := a[n].(type) {

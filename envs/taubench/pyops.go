@@ -46,19 +46,6 @@ func item(v any, k string) (any, error) {
 	return nil, errorf("'%s' object is not subscriptable", typeName(v))
 }
 
-// dictItem is v[k] where the result must be a dict to be indexed further.
-func dictItem(v any, k string) (*pyval.Dict, error) {
-	got, err := item(v, k)
-	if err != nil {
-		return nil, err
-	}
-	d, ok := got.(*pyval.Dict)
-	if !ok {
-		return nil, errorf("'%s' object is not subscriptable", typeName(got))
-	}
-	return d, nil
-}
-
 // iterList returns the elements a for loop over v visits: a list's
 // elements, a dict's keys, a string's characters.
 func iterList(v any) ([]any, error) {
