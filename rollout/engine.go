@@ -303,7 +303,7 @@ func (r *runner) start(tasks []envs.Task) ([]*row, int, error) {
 		maxLen = max(maxLen, n)
 		for range G {
 			t := &Trajectory{Task: task, Group: j, PromptLen: len(ids), Turns: 1}
-			t.Append(ids, 0, nil)
+			t.Append(ids, KindPrompt, nil)
 			rows = append(rows, &row{traj: t, feed: slices.Clone(ids), turns: turns, loop: newToolLoop(r.e.Tool, r.cfg.ToolTimeout, t)})
 		}
 	}
@@ -356,7 +356,7 @@ func (r *runner) step(logits [][]float32, rows []*row, active []int, rng *rand.R
 
 // advance records a sampled token and moves the row's state machine.
 func (r *runner) advance(w *row, tok int, lp float32) {
-	w.traj.Append([]int{tok}, 1, []float32{lp})
+	w.traj.Append([]int{tok}, KindModel, []float32{lp})
 	w.model++
 	w.seg = append(w.seg, tok)
 	w.feed = []int{tok}
@@ -368,6 +368,7 @@ func (r *runner) advance(w *row, tok int, lp float32) {
 	case lineAnswer:
 		r.endTurn(w, StopAnswer)
 	case lineCall:
+		w.traj.markCall(r.callTokens(w.seg))
 		if len(w.traj.Calls) >= r.cfg.MaxToolCalls {
 			w.end(StopMaxTurns)
 			return
@@ -410,7 +411,7 @@ func (r *runner) endTurn(w *row, s StopReason) {
 		return
 	}
 	msg := w.turns[next]
-	w.traj.Append(msg, 0, nil)
+	w.traj.Append(msg, KindUser, nil)
 	w.feed = append(w.feed, msg...)
 	w.seg = w.seg[:0]
 }
@@ -424,7 +425,7 @@ func (r *runner) applyReply(w *row, msg string, done bool) {
 		return
 	}
 	ids, _ := fitResult(r.e.Tokenizer.Encode(r.userTurn(msg)), r.replyLimit, r.mark)
-	w.traj.Append(ids, 0, nil)
+	w.traj.Append(ids, KindUser, nil)
 	w.feed = append(w.feed, ids...)
 	w.seg, w.said, w.stop, w.state = w.seg[:0], "", "", generating
 }
@@ -448,7 +449,7 @@ func (r *runner) apply(w *row, res envs.Result) {
 		open = r.e.Tokenizer.Encode(r.artOpen(w.seg, n))
 	}
 	out := slices.Concat(open, body, r.closeOut)
-	w.traj.Append(out, 0, nil)
+	w.traj.Append(out, KindToolResult, nil)
 	w.feed = append(w.feed, out...)
 	w.seg, w.code, w.state = w.seg[:0], "", generating
 	if w.model >= r.cfg.MaxResponseTokens {

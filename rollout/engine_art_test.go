@@ -143,6 +143,17 @@ func TestRunART(t *testing.T) {
 				if !reflect.DeepEqual(calls, c.calls) {
 					t.Errorf("row %d: calls %q, want %q", i, calls, c.calls)
 				}
+				var callRuns []string // tool-call tokens, which start at their line
+				for _, run := range kindRuns(tr, c.tok) {
+					if text, ok := strings.CutPrefix(run, "tool_call:"); ok {
+						callRuns = append(callRuns, text)
+					}
+				}
+				for k, in := range c.calls {
+					if k >= len(callRuns) || !strings.HasPrefix(callRuns[k], "[code] "+in+"\n") && !strings.HasSuffix(callRuns[k], ": [code] "+in+"\n") {
+						t.Errorf("row %d: tool-call runs %q, want call %d %q among them", i, callRuns, k, in)
+					}
+				}
 				if tr.ModelTokens() > e.Config.MaxResponseTokens {
 					t.Errorf("row %d: %d model tokens over the budget", i, tr.ModelTokens())
 				}

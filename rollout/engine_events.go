@@ -82,3 +82,41 @@ func (r *runner) artOpen(seg []int, n int) string {
 	}
 	return "\n" + r.e.Format.resultOpen(n)
 }
+
+// callTokens is how many tokens at the end of seg, whose last token just
+// finished a call, write that call: from the token that starts the
+// opening code tag (tags style; the whole segment when there is none) or
+// the call line (art style) to the last token.
+func (r *runner) callTokens(seg []int) int {
+	tok := r.e.Tokenizer
+	text := tok.Decode(seg)
+	start := 0
+	if r.e.Format.ART() {
+		fresh := r.fresh(seg)
+		start = artCallStart(text, max(0, len(text)-len(fresh)))
+	} else if i := strings.LastIndex(text, r.openCode); i >= 0 {
+		start = i
+	}
+	// The largest k whose suffix seg[k:] still decodes to the call's text.
+	want := len(text) - start
+	lo, hi := 0, len(seg)-1
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if len(tok.Decode(seg[mid:])) >= want {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return len(seg) - lo
+}
+
+// artCallStart is the byte offset in text of the start of the call line
+// that a newline at or after from ended (as Format.artEvent finds it).
+func artCallStart(text string, from int) int {
+	j := strings.IndexByte(text[from:], '\n')
+	if j < 0 {
+		return 0
+	}
+	return strings.LastIndexByte(text[:from+j], '\n') + 1
+}

@@ -24,17 +24,20 @@ type Call struct {
 	Turn      int         `json:"turn"`      // the user turn (0 first) in which the policy made the call
 }
 
-// Trajectory is the core record of one rollout. Tokens, Mask and LogProbs
-// always have the same length: Append is the only way to grow them.
+// Trajectory is the core record of one rollout. Tokens, Kinds, Mask and
+// LogProbs always have the same length: Append is the only way to grow them.
 //
-// Mask is 1 for tokens the policy sampled and 0 for prompt and tool-result
-// tokens; only mask-1 tokens enter the loss. LogProbs holds the sampling-time
-// log-probability of each mask-1 token under the policy at temperature 1
-// (what the training path recomputes), and 0 elsewhere.
+// Kinds says who wrote each token (see Kind); Mask derives from it: 1 for
+// the tokens the policy sampled (KindModel, KindToolCall), 0 for prompt,
+// tool-result and user-turn tokens. Only mask-1 tokens enter the loss.
+// LogProbs holds the sampling-time log-probability of each mask-1 token
+// under the distribution it was drawn from (Config.Temperature and TopP,
+// see Sampling), and 0 elsewhere.
 type Trajectory struct {
 	Task      envs.Task  `json:"task"`
 	Group     int        `json:"group"` // index of the task's group in the batch
 	Tokens    []int      `json:"tokens"`
+	Kinds     []Kind     `json:"kinds"`
 	Mask      []uint8    `json:"mask"`
 	LogProbs  []float32  `json:"logprobs"`
 	PromptLen int        `json:"prompt_len"`
@@ -56,15 +59,25 @@ type Reply struct {
 	Done    bool   `json:"done"`    // the user ended the conversation
 }
 
-// Append adds tokens with one mask value and their log-probs. logprobs may
-// be nil (all zero); otherwise it must match tokens in length.
-func (t *Trajectory) Append(tokens []int, mask uint8, logprobs []float32) {
+// Append adds tokens of one kind and their log-probs. logprobs may be nil
+// (all zero); otherwise it must match tokens in length, and only tokens
+// the policy sampled (Kind.Sampled) may carry them. It panics on an
+// invalid kind: that is a programming error.
+func (t *Trajectory) Append(tokens []int, kind Kind, logprobs []float32) {
+	if !kind.valid() {
+		panic(fmt.Sprintf("rollout: Append got invalid token kind %d", kind))
+	}
 	if logprobs != nil && len(logprobs) != len(tokens) {
 		panic(fmt.Sprintf("rollout: Append got %d tokens and %d logprobs", len(tokens), len(logprobs)))
 	}
+	if logprobs != nil && !kind.Sampled() {
+		panic(fmt.Sprintf("rollout: Append got log-probs for %s tokens, which the policy did not sample", kind))
+	}
 	t.Tokens = append(t.Tokens, tokens...)
+	m := kind.Mask()
 	for i := range tokens {
-		t.Mask = append(t.Mask, mask)
+		t.Kinds = append(t.Kinds, kind)
+		t.Mask = append(t.Mask, m)
 		lp := float32(0)
 		if logprobs != nil {
 			lp = logprobs[i]
@@ -75,18 +88,35 @@ func (t *Trajectory) Append(tokens []int, mask uint8, logprobs []float32) {
 
 // Validate checks the invariants of the record.
 func (t *Trajectory) Validate() error {
-	if len(t.Mask) != len(t.Tokens) || len(t.LogProbs) != len(t.Tokens) {
-		return fmt.Errorf("rollout: trajectory has %d tokens, %d mask values, %d logprobs", len(t.Tokens), len(t.Mask), len(t.LogProbs))
+	n := len(t.Tokens)
+	if len(t.Mask) != n || len(t.LogProbs) != n || len(t.Kinds) != n {
+		return fmt.Errorf("rollout: trajectory has %d tokens, %d kinds, %d mask values, %d logprobs", n, len(t.Kinds), len(t.Mask), len(t.LogProbs))
 	}
-	if t.PromptLen > len(t.Tokens) {
-		return fmt.Errorf("rollout: prompt length %d exceeds %d tokens", t.PromptLen, len(t.Tokens))
+	if t.PromptLen > n {
+		return fmt.Errorf("rollout: prompt length %d exceeds %d tokens", t.PromptLen, n)
 	}
-	for i := 0; i < t.PromptLen; i++ {
-		if t.Mask[i] != 0 {
-			return fmt.Errorf("rollout: prompt token %d has mask 1", i)
+	for i, k := range t.Kinds {
+		if !k.valid() {
+			return fmt.Errorf("rollout: token %d has invalid kind %d", i, k)
+		}
+		if (i < t.PromptLen) != (k == KindPrompt) {
+			return fmt.Errorf("rollout: token %d is %s with a prompt of %d tokens", i, k, t.PromptLen)
+		}
+		if t.Mask[i] != k.Mask() {
+			return fmt.Errorf("rollout: token %d is %s with mask %d", i, k, t.Mask[i])
 		}
 	}
 	return nil
+}
+
+// markCall relabels the last n tokens, which the policy sampled, as a
+// tool call.
+func (t *Trajectory) markCall(n int) {
+	for i := len(t.Kinds) - n; i < len(t.Kinds); i++ {
+		if t.Kinds[i] == KindModel {
+			t.Kinds[i] = KindToolCall
+		}
+	}
 }
 
 // ModelTokens counts the tokens the policy sampled (mask 1).

@@ -192,9 +192,9 @@ func trajectories(tok *wordTok) []*rollout.Trajectory {
 		t := &rollout.Trajectory{Task: task, Stop: stop, Calls: calls, Turns: 1}
 		p := tok.Encode(prompt)
 		t.PromptLen = len(p)
-		t.Append(p, 0, nil)
+		t.Append(p, rollout.KindPrompt, nil)
 		for _, q := range parts {
-			t.Append(tok.Encode(q.text), q.mask, nil)
+			t.Append(tok.Encode(q.text), maskKind(q.mask), nil)
 		}
 		return t
 	}
@@ -227,4 +227,13 @@ func trajectories(tok *wordTok) []*rollout.Trajectory {
 			part{"<output>1:1: expected operand</output>\n", 0},
 			part{"<think>again</think><code>for {", 1}),
 	}
+}
+
+// maskKind is the kind of a run of tokens with loss mask m: sampled by the
+// policy (1) or written by the engine (0).
+func maskKind(m uint8) rollout.Kind {
+	if m == 1 {
+		return rollout.KindModel
+	}
+	return rollout.KindToolResult
 }

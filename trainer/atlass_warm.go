@@ -110,8 +110,8 @@ func (r *Run) encodePhaseDemo(chat *atlass.PolicyChat, d atlass.PhaseDemo) (phas
 	}
 	reply := append(r.Tok.Encode(d.Reply), r.Tok.EOS())
 	var t rollout.Trajectory
-	t.Append(prompt, 0, nil)
-	t.Append(reply, 1, nil)
+	t.Append(prompt, rollout.KindPrompt, nil)
+	t.Append(reply, rollout.KindModel, nil)
 	rec := phaseRecord{Task: d.Task.ID, Phase: d.Phase, PromptTokens: len(prompt) + cut, Cut: cut, ReplyTokens: len(reply),
 		Fits: len(reply) <= r.atlass.cfg.MaxReplyTokens, Reply: d.Reply}
 	return phaseSeq{tokens: t.Tokens, mask: t.Mask}, rec, nil

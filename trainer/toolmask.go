@@ -6,13 +6,13 @@ import "github.com/artist-rl/artist/rollout"
 // log-probs at sampling time and the loss mask that the GRPO update uses.
 //
 // With grpo.mask_tool_output true (the default, as the paper does) they
-// are the trajectory's own: tool-result tokens have mask 0 and never enter
-// the loss. With it false (the ablation the paper warns against) every
-// token after the prompt has mask 1, tool results included; sampling does
-// not record log-probs of tokens the policy did not write, so theirs are
-// computed here under the weights that sampled (no update of the step has
-// run yet). The trajectories themselves are not changed: their mask still
-// tells model tokens from tool output everywhere else.
+// are the trajectory's own: only the tokens the policy sampled have mask
+// 1. With it false (the ablation the paper warns against) the tool-result
+// tokens (rollout.KindToolResult) have mask 1 too, and nothing else does:
+// prompt and later user turns stay out. Sampling does not record
+// log-probs of tokens the policy did not write, so theirs are computed
+// here under the weights that sampled (no update of the step has run yet).
+// The trajectories themselves are not changed.
 func (r *Run) lossSeqs(trajs []*rollout.Trajectory, keep []int) (logp [][]float32, mask [][]uint8) {
 	logp, mask = make([][]float32, len(trajs)), make([][]uint8, len(trajs))
 	for _, i := range keep {
@@ -33,17 +33,16 @@ func (r *Run) lossSeqs(trajs []*rollout.Trajectory, keep []int) (logp [][]float3
 }
 
 // unmaskToolOutput returns t's log-probs and loss mask with the tool
-// output put in the loss: every response token has mask 1, and a token
-// the policy did not sample takes its log-prob from cur (the policy's
-// log-probs of t.Tokens). Prompt tokens keep mask 0.
+// results put in the loss: their tokens get mask 1 and their log-probs
+// from cur (the policy's log-probs of t.Tokens). Every other token keeps
+// its mask and log-prob.
 func unmaskToolOutput(t *rollout.Trajectory, cur []float32) ([]float32, []uint8) {
 	logp := append([]float32(nil), t.LogProbs...)
-	mask := make([]uint8, len(t.Mask))
-	for k := t.PromptLen; k < len(t.Mask); k++ {
-		if t.Mask[k] == 0 {
-			logp[k] = cur[k]
+	mask := append([]uint8(nil), t.Mask...)
+	for k, kind := range t.Kinds {
+		if kind == rollout.KindToolResult {
+			logp[k], mask[k] = cur[k], 1
 		}
-		mask[k] = 1
 	}
 	return logp, mask
 }

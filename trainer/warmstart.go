@@ -74,13 +74,13 @@ func (r *Run) demoLibrary(ctx context.Context) ([]Demo, error) {
 // 1 on the policy's text, 0 on the prompt and on tool output.
 func (r *Run) encodeDemo(d Demo) ([]int, []uint8) {
 	var t rollout.Trajectory
-	t.Append(r.Tok.Encode(r.promptText(d.Task)), 0, nil)
+	t.Append(r.Tok.Encode(r.promptText(d.Task)), rollout.KindPrompt, nil)
 	for _, s := range d.Segments {
-		m := uint8(1)
+		k := rollout.KindModel
 		if s.Tool {
-			m = 0
+			k = rollout.KindToolResult
 		}
-		t.Append(r.Tok.Encode(s.Text), m, nil)
+		t.Append(r.Tok.Encode(s.Text), k, nil)
 	}
 	return t.Tokens, t.Mask
 }

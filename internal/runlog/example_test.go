@@ -35,10 +35,10 @@ func ExampleSegments() {
 	t := &rollout.Trajectory{Task: envs.Task{ID: "t", Answer: "6"}}
 	prompt := tok.Encode("2*3?\n")
 	t.PromptLen = len(prompt)
-	t.Append(prompt, 0, nil)
-	t.Append(tok.Encode("<code>fmt.Println(2*3)</code>"), 1, nil)
-	t.Append(tok.Encode(rollout.ResultBlock(rollout.DefaultFormat(), "6\n")), 0, nil)
-	t.Append(tok.Encode("<answer>6</answer>"), 1, nil)
+	t.Append(prompt, rollout.KindPrompt, nil)
+	t.Append(tok.Encode("<code>fmt.Println(2*3)</code>"), rollout.KindToolCall, nil)
+	t.Append(tok.Encode(rollout.ResultBlock(rollout.DefaultFormat(), "6\n")), rollout.KindToolResult, nil)
+	t.Append(tok.Encode("<answer>6</answer>"), rollout.KindModel, nil)
 	t.Calls = []rollout.Call{{Input: "fmt.Println(2*3)", Result: envs.Result{Output: "6\n", Status: envs.StatusOK}}}
 	for _, s := range runlog.Segments(t, tok, rollout.DefaultFormat()) {
 		status := s.Status

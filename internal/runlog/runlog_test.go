@@ -54,9 +54,9 @@ func build(v *vocab, prompt []string, pieces []piece, calls []rollout.Call) *rol
 		}
 		return out
 	}
-	t.Append(ids(prompt), 0, nil)
+	t.Append(ids(prompt), rollout.KindPrompt, nil)
 	for _, p := range pieces {
-		t.Append(ids(p.toks), p.mask, nil)
+		t.Append(ids(p.toks), maskKind(p.mask), nil)
 	}
 	return t
 }
@@ -285,4 +285,13 @@ func TestReadSamplesErrors(t *testing.T) {
 	if err != nil || len(got) != 1 || got[0].Eval != "a" {
 		t.Errorf("blank lines: %v %v", got, err)
 	}
+}
+
+// maskKind is the kind of a run of tokens with loss mask m: sampled by the
+// policy (1) or written by the engine (0).
+func maskKind(m uint8) rollout.Kind {
+	if m == 1 {
+		return rollout.KindModel
+	}
+	return rollout.KindToolResult
 }
