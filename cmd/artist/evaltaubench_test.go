@@ -14,6 +14,8 @@ import (
 	"github.com/artist-rl/artist/evalbench"
 	"github.com/artist-rl/artist/internal/datadir"
 	"github.com/artist-rl/artist/internal/pyval"
+
+	"github.com/artist-rl/artist/server"
 )
 
 // tauAgentAPI is a completions server that plays a scripted tau-bench
@@ -175,7 +177,7 @@ func TestEvalTauBenchServe(t *testing.T) {
 		t.Fatalf("train: exit %d: %s", code, stderr)
 	}
 	ckpt := filepath.Join(dir, "checkpoints", "warmstart-000060")
-	s, err := openServer(ckpt, "tiny", 1, serveLimits{}, io.Discard)
+	s, err := server.Open(ckpt, "tiny", 1, server.Limits{}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

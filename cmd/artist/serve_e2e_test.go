@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/artist-rl/artist/server"
 )
 
 // TestEvalChatAgainstServe trains a tiny function-calling checkpoint with
@@ -26,7 +28,7 @@ func TestEvalChatAgainstServe(t *testing.T) {
 		t.Fatalf("train: exit %d: %s", code, stderr)
 	}
 	var warn strings.Builder
-	s, err := openServer(filepath.Join(dir, "checkpoints", "step-000000"), "", 1, serveLimits{}, &warn)
+	s, err := server.Open(filepath.Join(dir, "checkpoints", "step-000000"), "", 1, server.Limits{}, &warn)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"context"
@@ -34,10 +34,8 @@ func instructCheckpoint(t *testing.T) (dir string, imEnd, endOfText int) {
 		t.Fatal(err)
 	}
 	run := t.TempDir()
-	code, _, stderr := runCLI("train", "-config", "testdata/tiny.yaml", "-set", "run_dir="+run,
-		"-set", "tokenizer="+filepath.Join(tokDir, policy.TokenizerJSONFile), "-set", "grpo.steps=0", "-set", "warmstart.steps=2")
-	if code != 0 {
-		t.Fatalf("train: %s", stderr)
+	if _, err := trainRun(run, "tokenizer="+filepath.Join(tokDir, policy.TokenizerJSONFile), "grpo.steps=0", "warmstart.steps=2"); err != nil {
+		t.Fatalf("train: %v", err)
 	}
 	return filepath.Join(run, "checkpoints", "step-000000"), imEnd, endOfText
 }
@@ -88,7 +86,7 @@ func TestServeStopsOnEveryStopID(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			h := newServer(ck.Model, ck.Tok, "instruct", 1)
+			h := New(ck.Model, ck.Tok, "instruct", 1)
 			h.policy = peakPolicy{vocab: ck.Model.Config.VocabSize, id: c.id}
 			srv := httptest.NewServer(h)
 			defer srv.Close()
@@ -103,8 +101,8 @@ func TestServeStopsOnEveryStopID(t *testing.T) {
 	}
 }
 
-// TestServeRefusesDamagedCheckpoint: serve checks the manifest before it
-// listens, and names the damaged file.
+// TestServeRefusesDamagedCheckpoint: Open (which serve calls before it
+// listens) checks the manifest and names the damaged file.
 func TestServeRefusesDamagedCheckpoint(t *testing.T) {
 	src, _, _ := instructCheckpoint(t)
 	path := filepath.Join(src, "model.safetensors")
@@ -116,8 +114,7 @@ func TestServeRefusesDamagedCheckpoint(t *testing.T) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var stderr strings.Builder
-	err = runServe(context.Background(), []string{"-checkpoint", src, "-addr", "127.0.0.1:0"}, io.Discard, &stderr)
+	_, err = Open(src, "", 1, Limits{}, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "model.safetensors") || !strings.Contains(err.Error(), "damaged") {
 		t.Fatalf("serve: err = %v, want a refusal naming model.safetensors", err)
 	}

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"bufio"
@@ -155,7 +155,7 @@ func TestServeChatToolCalls(t *testing.T) {
 // scriptedHandler is scriptedServer's handler, for tests that start many.
 var scriptedBase struct {
 	once sync.Once
-	s    *server
+	s    *Server
 }
 
 func scriptedHandler(t *testing.T, gen genFunc) http.Handler {
@@ -165,9 +165,9 @@ func scriptedHandler(t *testing.T, gen genFunc) http.Handler {
 		if err != nil {
 			t.Fatal(err)
 		}
-		scriptedBase.s = newServer(ck.Model, ck.Tok, "tiny", 1)
+		scriptedBase.s = New(ck.Model, ck.Tok, "tiny", 1)
 	})
-	s := newServer(scriptedBase.s.model, scriptedBase.s.tok, "tiny", 1)
+	s := New(scriptedBase.s.model, scriptedBase.s.tok, "tiny", 1)
 	s.gen, s.maxLen = gen, 4096 // the scripted answers need no room; rendered tools do
 	return s
 }
@@ -242,8 +242,8 @@ func TestServeChatRejects(t *testing.T) {
 		s := scriptedHandler(t, func(ctx context.Context, req genRequest, emit func(string, []sampled)) (rollout.Completion, error) {
 			budget = req.cfg.MaxTokens
 			return script("x")(ctx, req, emit)
-		}).(*server)
-		s.limits.maxTokens = 8
+		}).(*Server)
+		s.limits.MaxTokens = 8
 		lim := httptest.NewServer(s)
 		defer lim.Close()
 		if code, _, body := postChat(t, lim.URL, map[string]any{"messages": user, "max_tokens": 9}); code != 400 || !strings.Contains(string(body), `"param":"max_tokens"`) {
@@ -254,8 +254,8 @@ func TestServeChatRejects(t *testing.T) {
 		}
 	})
 	t.Run("body too large", func(t *testing.T) {
-		s := scriptedHandler(t, script("hi")).(*server)
-		s.limits.maxBody = 100
+		s := scriptedHandler(t, script("hi")).(*Server)
+		s.limits.MaxBody = 100
 		big := httptest.NewServer(s)
 		defer big.Close()
 		if code, _, _ := postChat(t, big.URL, map[string]any{"messages": []map[string]any{{"role": "user", "content": strings.Repeat("x", 200)}}}); code != http.StatusRequestEntityTooLarge {

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"encoding/json"
@@ -16,7 +16,7 @@ import (
 // model saw and sampled, so a client that continues a completion
 // (appending the stop string and a tool result) gets what a token-level
 // rollout would. A prompt given as token ids is used as it is.
-func (s *server) completions(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) completions(w http.ResponseWriter, r *http.Request) error {
 	var in openai.CompletionRequest
 	if err := decodeBody(r, &in); err != nil {
 		return err
@@ -107,7 +107,7 @@ func finishChoice(comp rollout.Completion) openai.StreamChoice {
 
 // completionPrompt reads a prompt: a non-empty string, a list of token
 // ids, or a list holding one of them. text is "" for token ids.
-func (s *server) completionPrompt(raw json.RawMessage) (text string, ids []int, err error) {
+func (s *Server) completionPrompt(raw json.RawMessage) (text string, ids []int, err error) {
 	var one []json.RawMessage
 	if json.Unmarshal(raw, &one) == nil && len(one) == 1 && len(raw) > 0 && (one[0][0] == '"' || one[0][0] == '[') {
 		raw = one[0]
@@ -131,7 +131,7 @@ func (s *server) completionPrompt(raw json.RawMessage) (text string, ids []int, 
 
 // legacyLogprobs is the completions logprobs entry of toks; offset is the
 // text offset of the first, advanced past them.
-func (s *server) legacyLogprobs(toks []sampled, offset *int) *openai.Logprobs {
+func (s *Server) legacyLogprobs(toks []sampled, offset *int) *openai.Logprobs {
 	lp := &openai.Logprobs{Tokens: []string{}, TokenLogprobs: []float64{}, TopLogprobs: []map[string]float64{}, TextOffset: []int{}}
 	for _, t := range s.tokenLogprobs(toks) {
 		top := map[string]float64{}

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"context"
@@ -40,7 +40,7 @@ type genRequest struct {
 type genFunc func(ctx context.Context, req genRequest, emit func(text string, toks []sampled)) (rollout.Completion, error)
 
 // generate samples one choice with the server's generator.
-func (s *server) generate(ctx context.Context, req genRequest, emit func(string, []sampled)) (rollout.Completion, error) {
+func (s *Server) generate(ctx context.Context, req genRequest, emit func(string, []sampled)) (rollout.Completion, error) {
 	if s.gen != nil {
 		return s.gen(ctx, req, emit)
 	}
@@ -51,7 +51,7 @@ func (s *server) generate(ctx context.Context, req genRequest, emit func(string,
 // is emitted one token late, short of the longest stop string less one
 // byte and of a rune cut at its end: a stop string found later starts
 // after that point, so what was emitted is never taken back.
-func (s *server) modelGen(ctx context.Context, req genRequest, emit func(string, []sampled)) (rollout.Completion, error) {
+func (s *Server) modelGen(ctx context.Context, req genRequest, emit func(string, []sampled)) (rollout.Completion, error) {
 	hold := 0
 	for _, st := range req.cfg.Stop {
 		hold = max(hold, len(st)-1)
@@ -129,7 +129,7 @@ func byteList(s string) []int {
 
 // tokenLogprobs is the logprobs entry of the tokens, stop tokens left out
 // (their text is not part of the answer).
-func (s *server) tokenLogprobs(toks []sampled) []openai.TokenLogprob {
+func (s *Server) tokenLogprobs(toks []sampled) []openai.TokenLogprob {
 	stops := rollout.StopIDs(s.tok)
 	var out []openai.TokenLogprob
 	for _, t := range toks {
@@ -159,15 +159,16 @@ type samplingFields struct {
 // sampling checks the shared fields against the limits and the room the
 // prompt leaves, and returns the completion settings and the number of
 // choices. defaultMax (at most the server's -max-tokens) is the budget
-// when the request sets none; a budget past the context is cut to the
-// room the prompt leaves.
-func (s *server) sampling(f samplingFields, promptLen, defaultMax int) (rollout.CompleteConfig, int, error) {
+// when the request sets none, cut to the room the prompt leaves; a
+// budget the request sets past that room is refused with a 400 naming the
+// context length, as OpenAI and vLLM answer.
+func (s *Server) sampling(f samplingFields, promptLen, defaultMax int) (rollout.CompleteConfig, int, error) {
 	room := s.context() - promptLen
 	if room < 1 {
 		return rollout.CompleteConfig{}, 0, badField("messages", "prompt has %d tokens; the model's context holds %d: send a shorter prompt", promptLen, s.context())
 	}
 	cfg := rollout.CompleteConfig{MaxTokens: defaultMax, Temperature: 1, TopP: 1}
-	if lim := s.limits.maxTokens; lim > 0 {
+	if lim := s.limits.MaxTokens; lim > 0 {
 		cfg.MaxTokens = min(cfg.MaxTokens, lim)
 	}
 	if f.maxTokens != nil {
@@ -175,8 +176,12 @@ func (s *server) sampling(f samplingFields, promptLen, defaultMax int) (rollout.
 		if cfg.MaxTokens < 1 {
 			return cfg, 0, badField(f.maxParam, "%s must be >= 1, got %d", f.maxParam, cfg.MaxTokens)
 		}
-		if lim := s.limits.maxTokens; lim > 0 && cfg.MaxTokens > lim {
+		if lim := s.limits.MaxTokens; lim > 0 && cfg.MaxTokens > lim {
 			return cfg, 0, badField(f.maxParam, "%s is %d; this server allows at most %d", f.maxParam, cfg.MaxTokens, lim)
+		}
+		if cfg.MaxTokens > room {
+			return cfg, 0, badField(f.maxParam, "this model's maximum context length is %d tokens; you requested %d tokens (%d in the prompt, %d in the completion): set %s to at most %d, or send a shorter prompt",
+				s.context(), promptLen+cfg.MaxTokens, promptLen, cfg.MaxTokens, f.maxParam, room)
 		}
 	}
 	cfg.MaxTokens = max(1, min(cfg.MaxTokens, room))
@@ -192,7 +197,7 @@ func (s *server) sampling(f samplingFields, promptLen, defaultMax int) (rollout.
 	}
 	n := 1
 	if f.n != nil {
-		maxN := s.limits.maxN
+		maxN := s.limits.MaxN
 		if maxN <= 0 {
 			maxN = 16
 		}

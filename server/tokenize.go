@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"net/http"
@@ -39,7 +39,7 @@ type detokenizeAnswer struct {
 // tokenize answers POST /tokenize: the token ids of a prompt, or of
 // messages rendered as /v1/chat/completions renders them
 // (add_generation_prompt defaults to true).
-func (s *server) tokenize(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) tokenize(w http.ResponseWriter, r *http.Request) error {
 	var in tokenizeRequest
 	if err := decodeBody(r, &in); err != nil {
 		return err
@@ -80,7 +80,7 @@ func (s *server) tokenize(w http.ResponseWriter, r *http.Request) error {
 }
 
 // detokenize answers POST /detokenize: the text of token ids.
-func (s *server) detokenize(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) detokenize(w http.ResponseWriter, r *http.Request) error {
 	var in detokenizeRequest
 	if err := decodeBody(r, &in); err != nil {
 		return err

@@ -1,7 +1,9 @@
-package main
+package server
 
 import (
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -21,7 +23,7 @@ func tinyServer(t *testing.T) (*httptest.Server, *policy.Tokenizer) {
 		t.Fatal(err)
 	}
 	tok := ck.Tok
-	srv := httptest.NewServer(newServer(ck.Model, tok, "tiny", 1))
+	srv := httptest.NewServer(New(ck.Model, tok, "tiny", 1))
 	t.Cleanup(srv.Close)
 	return srv, tok
 }
@@ -144,5 +146,52 @@ func TestIDCache(t *testing.T) {
 	c.put("q", []int{7}) // evicts "ab", the oldest
 	if got := c.encode("abx", tok); !slices.Equal(got, tok.Encode("abx")) {
 		t.Errorf("oldest entry not evicted: %v", got)
+	}
+}
+
+// TestServeMaxTokensPastContext: a max_tokens past the room the prompt
+// leaves is refused with a 400 naming the context length (OpenAI's and
+// vLLM's answer), while an unset budget is cut to that room.
+func TestServeMaxTokensPastContext(t *testing.T) {
+	srv, tok := tinyServer(t)
+	prompt := "q\n"
+	ctxLen := 256
+	room := ctxLen - len(tok.Encode(prompt))
+	cases := []struct {
+		name      string
+		body      string
+		code      int
+		wantInMsg []string
+	}{
+		{"max_tokens fills the room", fmt.Sprintf(`{"prompt": "q\n", "max_tokens": %d, "temperature": 0, "stop": ["\n"]}`, room), http.StatusOK, nil},
+		{"max_tokens one past the room", fmt.Sprintf(`{"prompt": "q\n", "max_tokens": %d}`, room+1), http.StatusBadRequest,
+			[]string{"maximum context length is 256 tokens", fmt.Sprintf("at most %d", room), `"param":"max_tokens"`}},
+		{"chat max_tokens past the context", `{"messages": [{"role": "user", "content": "hi"}], "max_tokens": 100000}`, http.StatusBadRequest,
+			[]string{"maximum context length is 256 tokens", `"param":"max_tokens"`}},
+		{"chat max_completion_tokens past the context", `{"messages": [{"role": "user", "content": "hi"}], "max_completion_tokens": 100000}`, http.StatusBadRequest,
+			[]string{"maximum context length is 256 tokens", `"param":"max_completion_tokens"`}},
+		{"no max_tokens", `{"prompt": "q\n", "temperature": 0}`, http.StatusOK, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := openai.CompletionsPath
+			if strings.Contains(c.body, "messages") {
+				path = openai.ChatPath
+			}
+			res, err := http.Post(srv.URL+path, "application/json", strings.NewReader(c.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			b, _ := io.ReadAll(res.Body)
+			if res.StatusCode != c.code {
+				t.Fatalf("status %d, want %d: %s", res.StatusCode, c.code, b)
+			}
+			for _, w := range c.wantInMsg {
+				if !strings.Contains(string(b), w) {
+					t.Errorf("answer %s does not say %q", b, w)
+				}
+			}
+		})
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"context"
@@ -83,7 +83,7 @@ func (k *chunkSink[T]) fail(err error) error {
 // the tokens' log-probs and ids beside them when asked, and last the
 // finish reason.
 type chatChoice struct {
-	s        *server
+	s        *Server
 	base     openai.ChatChunk
 	index    int
 	prefix   string // the start the answer was made to have, parsed as the model's

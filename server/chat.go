@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"encoding/json"
@@ -23,7 +23,7 @@ type chatPrompt struct {
 // with the checkpoint's chat template (tools included), and calls in the
 // model's own format are parsed out of each answer (toolcall), streamed
 // as they arrive when the request streams.
-func (s *server) chat(w http.ResponseWriter, r *http.Request) error {
+func (s *Server) chat(w http.ResponseWriter, r *http.Request) error {
 	var in openai.ChatRequest
 	if err := decodeBody(r, &in); err != nil {
 		return err
@@ -82,7 +82,7 @@ func (s *server) chat(w http.ResponseWriter, r *http.Request) error {
 // tool_choice "none" renders no tools and parses no calls; "required"
 // makes the answer start a call, a named function makes it start a call
 // of that function.
-func (s *server) renderChat(in openai.ChatRequest) (chatPrompt, error) {
+func (s *Server) renderChat(in openai.ChatRequest) (chatPrompt, error) {
 	msgs, err := chatMessages(in.Messages)
 	if err != nil {
 		return chatPrompt{}, err
