@@ -93,6 +93,7 @@ type row struct {
 	stop  StopReason // how that turn ended, while replying
 	loop  *toolLoop  // the trajectory's tool side: session, calls, turns
 	turns [][]int    // encoded later user turns of the task, in order
+	rng   *rand.Rand // the stream the row samples from
 }
 
 // runner holds what one Run derives from its Engine.
@@ -149,16 +150,34 @@ type runner struct {
 // policy returns unusable logits; it panics if rng is nil and
 // Config.Temperature is not 0.
 func (e *Engine) Run(ctx context.Context, tasks []envs.Task, rng *rand.Rand) ([]*Trajectory, error) {
+	return e.run(ctx, tasks, func(int) *rand.Rand { return rng })
+}
+
+// RunGroups is Run with one stream per task: the rows of tasks[j]'s
+// group sample from rngs[j], one Float64 per generating row per step in
+// row order, so a group's trajectories do not depend on the other tasks
+// of the call. Data-parallel training uses it to split a batch's groups
+// among processes without changing what each group samples.
+func (e *Engine) RunGroups(ctx context.Context, tasks []envs.Task, rngs []*rand.Rand) ([]*Trajectory, error) {
+	if len(rngs) != len(tasks) {
+		return nil, fmt.Errorf("rollout: RunGroups got %d streams for %d tasks", len(rngs), len(tasks))
+	}
+	return e.run(ctx, tasks, func(j int) *rand.Rand { return rngs[j] })
+}
+
+func (e *Engine) run(ctx context.Context, tasks []envs.Task, rngOf func(task int) *rand.Rand) ([]*Trajectory, error) {
 	r, err := e.newRunner()
 	if err != nil {
 		return nil, err
 	}
-	if rng == nil && r.cfg.Temperature != 0 {
-		panic("rollout: Run needs a seeded *rand.Rand unless temperature is 0")
-	}
 	rows, maxLen, err := r.start(tasks)
 	if err != nil {
 		return nil, err
+	}
+	for _, w := range rows {
+		if w.rng = rngOf(w.traj.Group); w.rng == nil && r.cfg.Temperature != 0 {
+			panic("rollout: Run needs a seeded *rand.Rand unless temperature is 0")
+		}
 	}
 	if len(rows) == 0 {
 		return []*Trajectory{}, nil
@@ -187,7 +206,7 @@ func (e *Engine) Run(ctx context.Context, tasks []envs.Task, rng *rand.Rand) ([]
 		if len(active) == 0 {
 			break
 		}
-		if err := r.step(logits, rows, active, rng); err != nil {
+		if err := r.step(logits, rows, active); err != nil {
 			return nil, err
 		}
 		calls = r.startTools(ctx, rows)
@@ -324,14 +343,14 @@ func feeds(rows []*row) (feed [][]int, active []int) {
 }
 
 // step samples one token for every active row and advances its state.
-func (r *runner) step(logits [][]float32, rows []*row, active []int, rng *rand.Rand) error {
+func (r *runner) step(logits [][]float32, rows []*row, active []int) error {
 	if len(logits) != len(rows) {
 		return fmt.Errorf("rollout: session returned %d logit rows for %d sequences", len(logits), len(rows))
 	}
 	us := make([]float64, len(active))
 	if r.sampler.temperature != 0 {
 		for k := range us {
-			us[k] = rng.Float64()
+			us[k] = rows[active[k]].rng.Float64()
 		}
 	}
 	toks := make([]int, len(active))
