@@ -43,6 +43,9 @@ type trainerState struct {
 	Seed      int64       `json:"seed"`
 	WarmStart *EvalResult `json:"warmstart_eval,omitempty"`
 	WallS     float64     `json:"wall_s"` // wall time spent before this checkpoint
+	// Ranks is the number of data-parallel ranks that wrote the
+	// checkpoint, 0 for a process started without a launcher.
+	Ranks int `json:"ranks,omitempty"`
 	Optim     *AdamWState `json:"-"`      // in optimizer.safetensors
 }
 
@@ -66,6 +69,10 @@ func dirOf(st *trainerState) string {
 // saveCheckpoint writes the model, tokenizer, config, optimizer and state
 // of st atomically, with its manifest, and prunes old checkpoints.
 func (r *Run) saveCheckpoint(st *trainerState, opt *AdamW) error {
+	st.Ranks = r.ranks()
+	if !r.lead() {
+		return nil // rank 0 writes the run folder
+	}
 	root := filepath.Join(r.Cfg.RunDir, "checkpoints")
 	tmp, err := os.MkdirTemp(root, ".tmp-")
 	if err != nil {

@@ -42,6 +42,9 @@ func (r *Run) Evaluate(ctx context.Context, tasks []envs.Task, samples int, temp
 	rc.GroupSize = samples
 	rc.Temperature = temperature
 	eng := r.Engine(rc)
+	if r.dist != nil {
+		return r.evaluateDist(ctx, eng, tasks, samples)
+	}
 	rng := stepRNG(r.Cfg.Seed, "eval", 0)
 	var all []*rollout.Trajectory
 	for lo := 0; lo < len(tasks); lo += evalChunk {
@@ -107,7 +110,7 @@ func (r *Run) evalAndRecord(ctx context.Context, tag string, step int) (EvalResu
 	e := r.Cfg.Eval
 	r.art.reembed() // embed selection follows the policy's weights
 	res, trajs, err := r.Evaluate(ctx, r.heldout(), e.Samples, e.Temperature)
-	if err != nil {
+	if err != nil || !r.lead() {
 		return res, err
 	}
 	var b strings.Builder

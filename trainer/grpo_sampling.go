@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"maps"
 	"math/rand"
 	"slices"
 	"time"
 
+	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/rollout"
 )
 
@@ -121,24 +123,16 @@ func (r *Run) drawBatch(ctx context.Context, step int, rng *rand.Rand, m Metrics
 	G := r.Cfg.Rollout.GroupSize
 	b := &stepBatch{parts: map[string]float64{}}
 	for d := 0; ; d++ {
-		var taskRNG, sampleRNG *rand.Rand
-		if d == 0 {
-			taskRNG, sampleRNG = r.taskRNG("grpo", step), rng
-		} else {
-			name := fmt.Sprintf("grpo/draw-%d", d)
-			taskRNG, sampleRNG = r.taskRNG(name, step), stepRNG(r.Cfg.Seed, name, step)
+		name, sampleRNG := "grpo", rng
+		if d > 0 {
+			name = fmt.Sprintf("grpo/draw-%d", d)
+			sampleRNG = stepRNG(r.Cfg.Seed, name, step)
 		}
-		t0 := time.Now()
-		tasks := r.Train.Sample(taskRNG, g.BatchSize)
-		trajs, err := r.Engine(r.Cfg.Rollout).Run(ctx, tasks, sampleRNG)
-		if err != nil {
+		tasks := r.Train.Sample(r.taskRNG(name, step), g.BatchSize)
+		lo := len(b.trajs)
+		if err := r.rolloutInto(ctx, b, tasks, sampleRNG, name, step, m); err != nil {
 			return nil, err
 		}
-		m["timing/rollout_s"] += time.Since(t0).Seconds()
-		t0 = time.Now()
-		lo := len(b.trajs)
-		r.scoreDraw(b, trajs)
-		m["timing/reward_s"] += time.Since(t0).Seconds()
 		b.draws++
 		if !g.DynamicSampling.Enabled {
 			for i := range b.trajs {
@@ -173,23 +167,58 @@ func pickGroups(rewards []float64, groupSize, lo, want int, train []int) (_ []in
 	return train, dropped
 }
 
-// scoreDraw appends trajs to b with their rewards: the composite's total
-// and parts, and the overlong penalty as the part "overlong" when it is on.
-func (r *Run) scoreDraw(b *stepBatch, trajs []*rollout.Trajectory) {
-	ov := r.Cfg.GRPO.Overlong
-	for _, t := range trajs {
-		total, parts := r.Reward.Score(t, t.Task)
-		for k, v := range parts {
-			b.parts[k] += v
-		}
-		if ov.Mode == OverlongModePenalty {
-			p := OverlongPenalty(t.ModelTokens(), r.Cfg.Rollout.MaxResponseTokens, ov.Buffer, ov.Penalty)
-			total += p
-			b.parts["overlong"] += p
-		}
-		b.trajs = append(b.trajs, t)
-		b.rewards = append(b.rewards, total)
+// rolloutInto rolls out the tasks of one draw (phase names its streams),
+// scores them and appends them to b, adding the time spent to m's
+// timing/rollout_s and timing/reward_s. A data-parallel run splits the
+// groups among its ranks (rolloutDist).
+func (r *Run) rolloutInto(ctx context.Context, b *stepBatch, tasks []envs.Task, rng *rand.Rand, phase string, step int, m Metrics) error {
+	if r.dist != nil {
+		return r.rolloutDist(ctx, b, tasks, phase, step, m)
 	}
+	t0 := time.Now()
+	trajs, err := r.Engine(r.Cfg.Rollout).Run(ctx, tasks, rng)
+	if err != nil {
+		return err
+	}
+	m["timing/rollout_s"] += time.Since(t0).Seconds()
+	t0 = time.Now()
+	r.scoreDraw(b, trajs)
+	m["timing/reward_s"] += time.Since(t0).Seconds()
+	return nil
+}
+
+// scoreDraw appends trajs to b with their rewards (scoreOne).
+func (r *Run) scoreDraw(b *stepBatch, trajs []*rollout.Trajectory) {
+	for _, t := range trajs {
+		total, parts := r.scoreOne(t)
+		b.add(t, total, parts)
+	}
+}
+
+// scoreOne is a rollout's reward: the composite's total and parts, and
+// the overlong penalty as the part "overlong" when it is on.
+func (r *Run) scoreOne(t *rollout.Trajectory) (float64, map[string]float64) {
+	ov := r.Cfg.GRPO.Overlong
+	total, parts := r.Reward.Score(t, t.Task)
+	if ov.Mode == OverlongModePenalty {
+		p := OverlongPenalty(t.ModelTokens(), r.Cfg.Rollout.MaxResponseTokens, ov.Buffer, ov.Penalty)
+		total += p
+		parts = maps.Clone(parts)
+		if parts == nil {
+			parts = map[string]float64{}
+		}
+		parts["overlong"] += p
+	}
+	return total, parts
+}
+
+// add appends a scored rollout.
+func (b *stepBatch) add(t *rollout.Trajectory, total float64, parts map[string]float64) {
+	for k, v := range parts {
+		b.parts[k] += v
+	}
+	b.trajs = append(b.trajs, t)
+	b.rewards = append(b.rewards, total)
 }
 
 // training returns the rollouts trained on and their rewards.

@@ -58,7 +58,7 @@ func (r *Run) grpo(ctx context.Context, st *trainerState) (*Summary, error) {
 	if keep == 0 {
 		keep = -1 // the step-0 record is written again below
 	}
-	mlog, err := openMetrics(filepath.Join(r.Cfg.RunDir, "metrics.jsonl"), keep)
+	mlog, err := r.openMetrics(keep)
 	if err != nil {
 		return nil, err
 	}
@@ -160,6 +160,9 @@ func (r *Run) finish(ctx context.Context, st *trainerState, final *EvalResult) (
 		}
 		final = &ev
 	}
+	if err := r.checkWeights("at the end"); err != nil {
+		return nil, err
+	}
 	ev := *final
 	sum := &Summary{Final: ev, Steps: st.Step, Seed: r.Cfg.Seed, Tool: r.Cfg.Tool.Kind,
 		WallS: math.Round(r.wall()*10) / 10, Backend: r.Model.Backend().Info(),
@@ -168,6 +171,9 @@ func (r *Run) finish(ctx context.Context, st *trainerState, final *EvalResult) (
 		sum.WarmStart = *st.WarmStart
 	}
 	b, _ := json.MarshalIndent(sum, "", "  ")
+	if !r.lead() {
+		return sum, nil // rank 0 writes the run folder
+	}
 	if err := atomicfile.WriteFile(filepath.Join(r.Cfg.RunDir, "summary.json"), append(b, '\n'), 0o644); err != nil {
 		return nil, fmt.Errorf("trainer: summary: %w", err)
 	}

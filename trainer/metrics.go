@@ -59,6 +59,9 @@ func truncateMetrics(path string, keep int) error {
 
 // write appends one record and syncs it to disk.
 func (l *metricsLog) write(step int, m Metrics) error {
+	if l.f == nil {
+		return nil // a rank other than 0
+	}
 	rec := map[string]any{"step": step}
 	for k, v := range m {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -77,7 +80,12 @@ func (l *metricsLog) write(step int, m Metrics) error {
 	return l.f.Sync()
 }
 
-func (l *metricsLog) Close() error { return l.f.Close() }
+func (l *metricsLog) Close() error {
+	if l.f == nil {
+		return nil
+	}
+	return l.f.Close()
+}
 
 // ReadMetrics loads a metrics.jsonl file (null values become NaN).
 func ReadMetrics(path string) ([]Metrics, error) {

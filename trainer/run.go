@@ -54,6 +54,7 @@ type Run struct {
 	// (tests use it to stop a run at a chosen step).
 	afterWarmStep func(step int)
 	out           io.Writer
+	dist          *dist     // the data-parallel job; nil for one process (TrainOn)
 	start         time.Time // when this process started the run
 	priorWall     float64   // seconds spent by earlier processes of a resumed run
 }
@@ -348,10 +349,12 @@ func (r *Run) Run(ctx context.Context) (*Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := atomicfile.WriteFile(filepath.Join(dir, "config.yaml"), resolved, 0o644); err != nil {
-		return nil, fmt.Errorf("trainer: %w", err)
+	if r.lead() {
+		if err := atomicfile.WriteFile(filepath.Join(dir, "config.yaml"), resolved, 0o644); err != nil {
+			return nil, fmt.Errorf("trainer: %w", err)
+		}
 	}
-	st, err := r.resume()
+	st, err := r.resumeRanks()
 	if err != nil {
 		return nil, err
 	}

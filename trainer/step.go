@@ -112,7 +112,10 @@ func (r *Run) update(ctx context.Context, trajs []*rollout.Trajectory, adv []flo
 	var refLogP [][]float32
 	if ref != nil {
 		refLogP = make([][]float32, len(trajs))
-		lp := ref.LogProbs(pick(seqs, keep))
+		lp, err := r.logProbs(ref, pick(trajs, keep), pick(seqs, keep))
+		if err != nil {
+			return nil, err
+		}
 		for j, i := range keep {
 			refLogP[i] = lp[j]
 		}
@@ -137,8 +140,12 @@ func (r *Run) update(ctx context.Context, trajs []*rollout.Trajectory, adv []flo
 			}
 			mbSeqs := pick(seqs, idx)
 			var cur [][]float32
+			mbTrajs := pick(trajs, idx)
 			if !fresh {
-				cur = r.Model.LogProbs(mbSeqs)
+				var err error
+				if cur, err = r.logProbs(r.Model, mbTrajs, mbSeqs); err != nil {
+					return nil, err
+				}
 			}
 			inputs := make([]SeqInput, len(idx))
 			for j, i := range idx {
@@ -153,7 +160,7 @@ func (r *Run) update(ctx context.Context, trajs []*rollout.Trajectory, adv []flo
 			}
 			out := PolicyLoss(lc, inputs)
 			r.Model.ZeroGrad()
-			if _, err := backward(r.Model, mbSeqs, out.Coef, g.MicroBatch); err != nil {
+			if err := r.backwardOwn(mbTrajs, mbSeqs, out.Coef, g.MicroBatch); err != nil {
 				return nil, err
 			}
 			gn := opt.Step(r.lr(step))
@@ -182,8 +189,8 @@ func (r *Run) update(ctx context.Context, trajs []*rollout.Trajectory, adv []flo
 	return m, nil
 }
 
-func pick(seqs [][]int, idx []int) [][]int {
-	out := make([][]int, len(idx))
+func pick[T any](seqs []T, idx []int) []T {
+	out := make([]T, len(idx))
 	for j, i := range idx {
 		out[j] = seqs[i]
 	}

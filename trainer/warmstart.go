@@ -55,8 +55,8 @@ func (r *Run) demos(ctx context.Context) ([]Demo, error) {
 // folder.
 func (r *Run) demoLibrary(ctx context.Context) ([]Demo, error) {
 	demos, err := r.demos(ctx)
-	if err != nil {
-		return nil, err
+	if err != nil || !r.lead() {
+		return demos, err
 	}
 	var b strings.Builder
 	for _, d := range demos {
@@ -168,11 +168,10 @@ func (r *Run) warmStartSteps(ctx context.Context, from *trainerState) error {
 		}
 		coef := sftCoef(masks)
 		r.Model.ZeroGrad()
-		logp, err := backward(r.Model, seqs, coef, w.MicroBatch)
+		loss, err := r.sftBackward(seqs, coef, w.MicroBatch)
 		if err != nil {
 			return fmt.Errorf("trainer: warm start step %d: %w", step, err)
 		}
-		loss := weightedSum(coef, logp)
 		opt.Step(CosineLR(step, warm, w.Steps, w.LR, 0.1))
 		if step%25 == 0 || step == w.Steps {
 			fmt.Fprintf(r.out, "warmstart %d/%d loss %.4f elapsed %s\n", step, w.Steps, loss, r.elapsed())

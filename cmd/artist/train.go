@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/artist-rl/artist/collective"
 	"github.com/artist-rl/artist/trainer"
 )
 
@@ -26,9 +27,24 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "view: %s\n", viewCommand(cfg.RunDir))
-	sum, err := trainer.Train(ctx, cfg, stdout)
+	comm, err := collective.Open()
 	if err != nil {
+		return err
+	}
+	if comm.Rank() != 0 {
+		stdout = io.Discard // rank 0 reports for the job
+	}
+	fmt.Fprintf(stdout, "view: %s\n", viewCommand(cfg.RunDir))
+	sum, err := trainer.TrainOn(ctx, cfg, comm, stdout)
+	if err != nil {
+		if comm.Size() > 1 {
+			// Ranks that are still in a collective call would wait for this
+			// one forever: end the whole job.
+			comm.Abort(1, fmt.Sprintf("artist train: %v", err))
+		}
+		return err
+	}
+	if err := comm.Close(); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "summary: %s/summary.json: held-out accuracy %.3f -> %.3f, tool calls %.2f -> %.2f, %.0fs\n",

@@ -1,0 +1,419 @@
+package trainer
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/gob"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"math"
+	"math/rand"
+	"time"
+
+	"github.com/artist-rl/artist/collective"
+	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/policy"
+	"github.com/artist-rl/artist/rollout"
+)
+
+// Data-parallel training (Horovod's recipe on the Collective of package
+// collective). Every rank builds the same run from the same config and
+// draws the same task stream; of each step's groups it rolls out, runs
+// the tools of and scores only its share (shard), then all ranks exchange
+// the scored trajectories, so every rank holds the whole batch, in the
+// one-process order, and computes the same advantages, loss coefficients,
+// minibatch order and metrics. Each rank back-propagates its own
+// trajectories; the gradients are summed by all-reduce before each
+// optimizer step, which every rank then takes identically. The warm start
+// shards each batch's sequences the same way, and evaluations shard the
+// held-out tasks. Rank 0 alone writes the run folder.
+//
+// A launched run samples each group from its own stream (seed, phase,
+// step, group), so what a group samples does not depend on which rank
+// holds it: runs at different numbers of ranks draw the same batches and
+// differ only in the order of the gradient sums. A run without a launcher
+// keeps the one stream per step of Engine.Run.
+
+// dist is a run's place in a data-parallel job; Run.dist is nil for a
+// run of one process without a launcher.
+type dist struct {
+	c    collective.Collective
+	mine map[*rollout.Trajectory]bool // this rank's trajectories of the step
+	buf  []float32                    // gradient staging for the all-reduce
+}
+
+// gradChunk bounds the floats all-reduced per call (64 MiB).
+const gradChunk = 1 << 24
+
+// TrainOn is Train as one rank of the data-parallel job of c. With a
+// collective.Single it is Train. Every rank must be started with the same
+// config: the ranks compare their resolved configs first and all refuse
+// to start, naming the first key that differs. Ranks other than 0 print
+// nothing to out.
+func TrainOn(ctx context.Context, cfg Config, c collective.Collective, out io.Writer) (*Summary, error) {
+	if _, single := c.(collective.Single); single || c == nil {
+		return Train(ctx, cfg, out)
+	}
+	if c.Rank() != 0 || out == nil {
+		out = io.Discard
+	}
+	if err := checkSameConfig(c, cfg); err != nil {
+		return nil, err
+	}
+	if err := distSupported(cfg); err != nil {
+		return nil, err
+	}
+	r, err := Setup(ctx, cfg, out)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	r.dist = &dist{c: c, mine: map[*rollout.Trajectory]bool{}}
+	fmt.Fprintf(out, "data parallel: %d ranks\n", c.Size())
+	return r.Run(ctx)
+}
+
+// distSupported refuses the features whose state lives in one process.
+func distSupported(cfg Config) error {
+	l := cfg.Tool.Library
+	switch {
+	case l.Atlass.Enabled:
+		return fmt.Errorf("trainer: tool.library.atlass runs on one process only: start without mpirun or turn it off")
+	case l.Grow:
+		return fmt.Errorf("trainer: tool.library.grow runs on one process only (each rank would grow its own library): start without mpirun or set grow: false")
+	}
+	return nil
+}
+
+// lead reports whether this process writes the run folder: rank 0, or
+// the only process.
+func (r *Run) lead() bool { return r.dist == nil || r.dist.c.Rank() == 0 }
+
+// ranks is what state.json records: the job's size, 0 without a launcher.
+func (r *Run) ranks() int {
+	if r.dist == nil {
+		return 0
+	}
+	return r.dist.c.Size()
+}
+
+// shard is the part [lo, hi) of n items that rank takes of size ranks:
+// contiguous, the first n%size ranks one longer.
+func shard(n, rank, size int) (lo, hi int) {
+	q, rem := n/size, n%size
+	lo = rank*q + min(rank, rem)
+	hi = lo + q
+	if rank < rem {
+		hi++
+	}
+	return lo, hi
+}
+
+// groupRNGs are the sampling streams of groups lo..hi-1 of a phase step.
+func (r *Run) groupRNGs(phase string, step, lo, hi int) []*rand.Rand {
+	rngs := make([]*rand.Rand, 0, hi-lo)
+	for g := lo; g < hi; g++ {
+		rngs = append(rngs, stepRNG(r.Cfg.Seed, fmt.Sprintf("%s/group-%d", phase, g), step))
+	}
+	return rngs
+}
+
+// scored is one trajectory as the ranks exchange it: the task's index in
+// the call's task list (the task itself every rank has), the trajectory
+// without its task, and its reward.
+type scored struct {
+	Task  int
+	Traj  *rollout.Trajectory
+	Total float64
+	Parts map[string]float64
+}
+
+// exchange sends this rank's scored trajectories to every rank and returns
+// all of them in rank order, each with its task restored from tasks and
+// its Group set to the task's index; mark records this rank's own in
+// d.mine.
+func (d *dist) exchange(local []scored, tasks []envs.Task, mark bool) ([]scored, error) {
+	var buf bytes.Buffer
+	for i := range local {
+		t := *local[i].Traj
+		t.Task = envs.Task{}
+		local[i].Traj = &t
+	}
+	if err := gob.NewEncoder(&buf).Encode(local); err != nil {
+		return nil, fmt.Errorf("trainer: encode trajectories: %w", err)
+	}
+	parts, err := collective.AllGather(d.c, buf.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("trainer: exchange trajectories: %w", err)
+	}
+	var all []scored
+	for rank, p := range parts {
+		var got []scored
+		if err := gob.NewDecoder(bytes.NewReader(p)).Decode(&got); err != nil {
+			return nil, fmt.Errorf("trainer: trajectories of rank %d: %w", rank, err)
+		}
+		for _, s := range got {
+			if s.Task < 0 || s.Task >= len(tasks) {
+				return nil, fmt.Errorf("trainer: rank %d sent a trajectory of task %d of %d", rank, s.Task, len(tasks))
+			}
+			s.Traj.Task, s.Traj.Group = tasks[s.Task], s.Task
+			if mark && rank == d.c.Rank() {
+				d.mine[s.Traj] = true
+			}
+			all = append(all, s)
+		}
+	}
+	return all, nil
+}
+
+// rolloutShare rolls out this rank's share of tasks, each group from its
+// own stream of (phase, step), and scores it with score (nil: no reward).
+func (r *Run) rolloutShare(ctx context.Context, eng *rollout.Engine, tasks []envs.Task, phase string, step int, score func(*rollout.Trajectory) (float64, map[string]float64)) ([]scored, error) {
+	lo, hi := shard(len(tasks), r.dist.c.Rank(), r.dist.c.Size())
+	var out []scored
+	if lo == hi {
+		return out, nil
+	}
+	trajs, err := eng.RunGroups(ctx, tasks[lo:hi], r.groupRNGs(phase, step, lo, hi))
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range trajs {
+		s := scored{Task: lo + t.Group, Traj: t}
+		if score != nil {
+			s.Total, s.Parts = score(t)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// rolloutDist is rolloutInto on a data-parallel run: this rank rolls out
+// and scores its share of the draw's groups, then every rank appends the
+// whole draw to b in the one-process order.
+func (r *Run) rolloutDist(ctx context.Context, b *stepBatch, tasks []envs.Task, phase string, step int, m Metrics) error {
+	if phase == "grpo" {
+		clear(r.dist.mine) // a new step
+	}
+	t0 := time.Now()
+	var scoreS float64
+	score := func(t *rollout.Trajectory) (float64, map[string]float64) {
+		ts := time.Now()
+		defer func() { scoreS += time.Since(ts).Seconds() }()
+		return r.scoreOne(t)
+	}
+	local, err := r.rolloutShare(ctx, r.Engine(r.Cfg.Rollout), tasks, phase, step, score)
+	if err != nil {
+		return err
+	}
+	all, err := r.dist.exchange(local, tasks, true)
+	if err != nil {
+		return err
+	}
+	m["timing/rollout_s"] += time.Since(t0).Seconds() - scoreS
+	m["timing/reward_s"] += scoreS
+	for _, s := range all {
+		b.add(s.Traj, s.Total, s.Parts)
+	}
+	return nil
+}
+
+// evaluateDist is Evaluate on a data-parallel run: each rank rolls out a
+// contiguous share of the tasks, each task from its own stream, and every
+// rank scores the gathered whole.
+func (r *Run) evaluateDist(ctx context.Context, eng *rollout.Engine, tasks []envs.Task, samples int) (EvalResult, []*rollout.Trajectory, error) {
+	lo, hi := shard(len(tasks), r.dist.c.Rank(), r.dist.c.Size())
+	var local []scored
+	for clo := lo; clo < hi; clo += evalChunk {
+		chi := min(clo+evalChunk, hi)
+		trajs, err := eng.RunGroups(ctx, tasks[clo:chi], r.groupRNGs("eval", 0, clo, chi))
+		if err != nil {
+			return EvalResult{}, nil, fmt.Errorf("trainer: eval: %w", err)
+		}
+		for _, t := range trajs {
+			local = append(local, scored{Task: clo + t.Group, Traj: t})
+		}
+	}
+	all, err := r.dist.exchange(local, tasks, false)
+	if err != nil {
+		return EvalResult{}, nil, err
+	}
+	trajs := make([]*rollout.Trajectory, len(all))
+	for i, s := range all {
+		trajs[i] = s.Traj
+	}
+	return r.score(trajs, samples), trajs, nil
+}
+
+// backwardOwn back-propagates coef through this rank's sequences of a
+// minibatch (all of them on one process), then sums the gradients over
+// the ranks. trajs[j] is the trajectory of seqs[j].
+func (r *Run) backwardOwn(trajs []*rollout.Trajectory, seqs [][]int, coef [][]float32, micro int) error {
+	if r.dist == nil {
+		_, err := backward(r.Model, seqs, coef, micro)
+		return err
+	}
+	var ms [][]int
+	var mc [][]float32
+	for j, t := range trajs {
+		if r.dist.mine[t] {
+			ms, mc = append(ms, seqs[j]), append(mc, coef[j])
+		}
+	}
+	if len(ms) > 0 {
+		if _, err := backward(r.Model, ms, mc, micro); err != nil {
+			return err
+		}
+	}
+	return r.allReduceGrads()
+}
+
+// sftBackward is the warm start's backward pass over a batch: this rank
+// takes a contiguous share of the sequences; the gradients and the loss
+// Σ coef·logp are summed over the ranks.
+func (r *Run) sftBackward(seqs [][]int, coef [][]float32, micro int) (float64, error) {
+	if r.dist == nil {
+		logp, err := backward(r.Model, seqs, coef, micro)
+		if err != nil {
+			return 0, err
+		}
+		return weightedSum(coef, logp), nil
+	}
+	lo, hi := shard(len(seqs), r.dist.c.Rank(), r.dist.c.Size())
+	loss := []float64{0}
+	if lo < hi {
+		logp, err := backward(r.Model, seqs[lo:hi], coef[lo:hi], micro)
+		if err != nil {
+			return 0, err
+		}
+		loss[0] = weightedSum(coef[lo:hi], logp)
+	}
+	if err := r.allReduceGrads(); err != nil {
+		return 0, err
+	}
+	if err := r.dist.c.AllReduceFloat64(loss); err != nil {
+		return 0, fmt.Errorf("trainer: all-reduce loss: %w", err)
+	}
+	return loss[0], nil
+}
+
+// allReduceGrads sums every parameter's gradient over the ranks, in
+// chunks of at most gradChunk floats packed in parameter order.
+func (r *Run) allReduceGrads() error {
+	d := r.dist
+	r.Model.EnableGrads() // a rank without sequences in a minibatch has none yet
+	if d.buf == nil {
+		d.buf = make([]float32, 0, min(gradChunk, r.Model.NumParams()))
+	}
+	var pending []*policy.Param
+	flush := func() error {
+		if len(d.buf) == 0 {
+			return nil
+		}
+		if err := d.c.AllReduceFloat32(d.buf); err != nil {
+			return fmt.Errorf("trainer: all-reduce gradients: %w", err)
+		}
+		off := 0
+		for _, p := range pending {
+			off += copy(p.Grad, d.buf[off:])
+		}
+		d.buf, pending = d.buf[:0], pending[:0]
+		return nil
+	}
+	for _, p := range r.Model.Params {
+		for g := p.Grad; len(g) > 0; {
+			if len(d.buf) == cap(d.buf) {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+			n := min(len(g), cap(d.buf)-len(d.buf))
+			d.buf = append(d.buf, g[:n]...)
+			pending = append(pending, &policy.Param{Grad: p.Grad[len(p.Grad)-len(g):][:n]})
+			g = g[n:]
+		}
+	}
+	return flush()
+}
+
+// logProbs is model.LogProbs of seqs (trajs[j] the trajectory of seqs[j]),
+// each rank computing those of its own trajectories and the ranks
+// exchanging them.
+func (r *Run) logProbs(model *policy.Model, trajs []*rollout.Trajectory, seqs [][]int) ([][]float32, error) {
+	if r.dist == nil {
+		return model.LogProbs(seqs), nil
+	}
+	var idx []int
+	for j, t := range trajs {
+		if r.dist.mine[t] {
+			idx = append(idx, j)
+		}
+	}
+	var lp [][]float32
+	if len(idx) > 0 {
+		lp = model.LogProbs(pick(seqs, idx))
+	}
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(struct {
+		Idx []int
+		LP  [][]float32
+	}{idx, lp}); err != nil {
+		return nil, err
+	}
+	parts, err := collective.AllGather(r.dist.c, buf.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("trainer: exchange log-probs: %w", err)
+	}
+	out := make([][]float32, len(seqs))
+	for rank, p := range parts {
+		var got struct {
+			Idx []int
+			LP  [][]float32
+		}
+		if err := gob.NewDecoder(bytes.NewReader(p)).Decode(&got); err != nil || len(got.Idx) != len(got.LP) {
+			return nil, fmt.Errorf("trainer: log-probs of rank %d: %v", rank, err)
+		}
+		for k, j := range got.Idx {
+			out[j] = got.LP[k]
+		}
+	}
+	return out, nil
+}
+
+// weightsHash is the SHA-256 of the model's weights, bit for bit.
+func weightsHash(m *policy.Model) [32]byte {
+	h := sha256.New()
+	var b [4]byte
+	for _, p := range m.Params {
+		for _, v := range p.Data {
+			u := math.Float32bits(v)
+			b[0], b[1], b[2], b[3] = byte(u), byte(u>>8), byte(u>>16), byte(u>>24)
+			h.Write(b[:])
+		}
+	}
+	var sum [32]byte
+	copy(sum[:], h.Sum(nil))
+	return sum
+}
+
+// checkWeights requires every rank to hold the same weights, bit for bit,
+// and prints their hash; when says where the run is.
+func (r *Run) checkWeights(when string) error {
+	if r.dist == nil {
+		return nil
+	}
+	h := weightsHash(r.Model)
+	parts, err := collective.AllGather(r.dist.c, h[:])
+	if err != nil {
+		return fmt.Errorf("trainer: compare weights: %w", err)
+	}
+	for rank, p := range parts {
+		if !bytes.Equal(p, parts[0]) {
+			return fmt.Errorf("trainer: %s, rank %d's weights differ from rank 0's: the ranks must start from the same init and run_dir", when, rank)
+		}
+	}
+	fmt.Fprintf(r.out, "weights %s: sha256 %s, the same on all %d ranks\n", when, hex.EncodeToString(h[:8]), len(parts))
+	return nil
+}

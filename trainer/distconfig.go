@@ -1,0 +1,118 @@
+package trainer
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/artist-rl/artist/collective"
+	"github.com/artist-rl/artist/policy"
+	"gopkg.in/yaml.v3"
+)
+
+// rankSetup is what the ranks of a job compare before they start: the
+// resolved config, and the compute backend (ranks on different backends
+// would round differently and drift apart).
+type rankSetup struct {
+	Config  []byte `json:"config"`
+	Backend string `json:"backend"`
+}
+
+// checkSameConfig gathers every rank's resolved config on every rank and
+// returns the same error on all of them when one differs from rank 0's,
+// naming the first key (in sorted order) that differs, so that no rank
+// starts a job the others refuse.
+func checkSameConfig(c collective.Collective, cfg Config) error {
+	y, err := cfg.Marshal()
+	if err != nil {
+		return err
+	}
+	sel, _ := policy.DefaultBackend()
+	mine, _ := json.Marshal(rankSetup{Config: y, Backend: fmt.Sprint(sel)})
+	sum := sha256.Sum256(mine)
+	hashes, err := collective.AllGather(c, sum[:])
+	if err != nil {
+		return fmt.Errorf("trainer: compare configs: %w", err)
+	}
+	same := true
+	for _, h := range hashes {
+		same = same && bytes.Equal(h, hashes[0])
+	}
+	if same {
+		return nil
+	}
+	all, err := collective.AllGather(c, mine) // only when they differ: the whole configs
+	if err != nil {
+		return fmt.Errorf("trainer: compare configs: %w", err)
+	}
+	var first rankSetup
+	json.Unmarshal(all[0], &first)
+	for rank := 1; rank < len(all); rank++ {
+		var s rankSetup
+		json.Unmarshal(all[rank], &s)
+		if s.Backend != first.Backend {
+			return fmt.Errorf("trainer: rank %d computes with backend %s but rank 0 with %s: give every rank the same ARTIST_BACKEND and libraries", rank, s.Backend, first.Backend)
+		}
+		if key, a, b := configDiff(first.Config, s.Config); key != "" {
+			return fmt.Errorf("trainer: rank %d was started with another config than rank 0: %s is %s on rank %d and %s on rank 0: start every rank with the same -config file and -set flags", rank, key, b, rank, a)
+		}
+	}
+	return nil
+}
+
+// configDiff returns the first dotted key, in sorted order, whose value
+// differs between two YAML documents, with both values ("" if none).
+func configDiff(a, b []byte) (key, va, vb string) {
+	fa, fb := flatYAML(a), flatYAML(b)
+	keys := map[string]bool{}
+	for k := range fa {
+		keys[k] = true
+	}
+	for k := range fb {
+		keys[k] = true
+	}
+	sorted := make([]string, 0, len(keys))
+	for k := range keys {
+		sorted = append(sorted, k)
+	}
+	sort.Strings(sorted)
+	for _, k := range sorted {
+		x, okx := fa[k]
+		y, oky := fb[k]
+		if x != y || okx != oky {
+			return k, orUnset(x, okx), orUnset(y, oky)
+		}
+	}
+	return "", "", ""
+}
+
+func orUnset(v string, ok bool) string {
+	if !ok {
+		return "(unset)"
+	}
+	return v
+}
+
+// flatYAML maps each leaf of a YAML document to its value as YAML text,
+// under its dotted key path.
+func flatYAML(doc []byte) map[string]string {
+	var v any
+	yaml.Unmarshal(doc, &v)
+	out := map[string]string{}
+	var walk func(prefix string, v any)
+	walk = func(prefix string, v any) {
+		if m, ok := v.(map[string]any); ok && len(m) > 0 {
+			for k, x := range m {
+				walk(strings.TrimPrefix(prefix+"."+k, "."), x)
+			}
+			return
+		}
+		b, _ := yaml.Marshal(v)
+		out[prefix] = strings.TrimSpace(string(b))
+	}
+	walk("", v)
+	return out
+}
