@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"math/rand"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -243,4 +244,44 @@ func checkpointWeights(t *testing.T, dir string) []float64 {
 		}
 	}
 	return v
+}
+
+// TestDistResumeOtherRanks: a run of 2 ranks resumed on 1 goes on, saying
+// so, and ends within rounding of the 2-rank run; resuming it without a
+// launcher (Train) is refused, saying why.
+func TestDistResumeOtherRanks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains two runs")
+	}
+	dir := t.TempDir()
+	sets := []string{"grpo.steps=6", "checkpoint.every=3"}
+	train := func(n int, out io.Writer) {
+		errs := onRanks(n, func(c collective.Collective) error {
+			_, err := TrainOn(context.Background(), distConfig(t, dir, sets...), c, out)
+			return err
+		})
+		for i, err := range errs {
+			if err != nil {
+				t.Fatalf("%d ranks, rank %d: %v", n, i, err)
+			}
+		}
+	}
+	last := filepath.Join(dir, "checkpoints", "step-000006")
+	train(2, nil)
+	want := checkpointWeights(t, last)
+	if err := os.RemoveAll(last); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Train(context.Background(), distConfig(t, dir, sets...), nil)
+	if err == nil || !strings.Contains(err.Error(), "trained on 2 ranks under an MPI launcher") {
+		t.Errorf("Train on a 2-rank run: %v, want a refusal", err)
+	}
+	var out strings.Builder
+	train(1, &out)
+	if !strings.Contains(out.String(), "resuming a run of 2 ranks on 1") {
+		t.Errorf("output lacks the message on the changed number of ranks:\n%s", out.String())
+	}
+	if d := relDiff(checkpointWeights(t, last), want); d > 1e-4 {
+		t.Errorf("resumed on 1 rank: weights differ from the 2-rank run by %.2e relative, want <= 1e-4", d)
+	}
 }

@@ -14,8 +14,8 @@ import (
 )
 
 // rankSetup is what the ranks of a job compare before they start: the
-// resolved config, and the compute backend (ranks on different backends
-// would round differently and drift apart).
+// resolved config, and the compute backend and its kernel type (ranks on
+// different ones would round differently and drift apart).
 type rankSetup struct {
 	Config  []byte `json:"config"`
 	Backend string `json:"backend"`
@@ -30,8 +30,15 @@ func checkSameConfig(c collective.Collective, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	sel, _ := policy.DefaultBackend()
-	mine, _ := json.Marshal(rankSetup{Config: y, Backend: fmt.Sprint(sel)})
+	var be string
+	if sel, err := policy.DefaultBackend(); err == nil {
+		i := sel.Backend.Info()
+		be = i.Name
+		if i.Core != "" {
+			be += " (kernels " + i.Core + ")"
+		}
+	}
+	mine, _ := json.Marshal(rankSetup{Config: y, Backend: be})
 	sum := sha256.Sum256(mine)
 	hashes, err := collective.AllGather(c, sum[:])
 	if err != nil {
