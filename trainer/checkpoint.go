@@ -43,10 +43,10 @@ type trainerState struct {
 	Seed      int64       `json:"seed"`
 	WarmStart *EvalResult `json:"warmstart_eval,omitempty"`
 	WallS     float64     `json:"wall_s"` // wall time spent before this checkpoint
+	Optim     *AdamWState `json:"-"`      // in optimizer.safetensors
 	// Ranks is the number of data-parallel ranks that wrote the
 	// checkpoint, 0 for a process started without a launcher.
 	Ranks int `json:"ranks,omitempty"`
-	Optim     *AdamWState `json:"-"`      // in optimizer.safetensors
 }
 
 // phaseWarmStart marks a checkpoint taken during the warm start.

@@ -71,7 +71,7 @@ func (r *Run) resumeRanks() (*trainerState, error) {
 	if err := r.checkRanks(st); err != nil {
 		return nil, err
 	}
-	return st, r.checkWeights("at "+where(st))
+	return st, r.checkWeights("at " + where(st))
 }
 
 // gatherStatus exchanges each rank's resume outcome and returns an error

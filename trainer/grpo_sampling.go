@@ -3,8 +3,8 @@ package trainer
 import (
 	"context"
 	"fmt"
-	"math"
 	"maps"
+	"math"
 	"math/rand"
 	"slices"
 	"time"
