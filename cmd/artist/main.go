@@ -10,7 +10,10 @@
 //	artist grade < answers.jsonl
 //	artist tokenize -tokenizer FILE [-decode]
 //	artist bfcl replay -category CATEGORY [-id ID] [-data DIR]
-//	artist derive bfcl -src DIR -out DIR | aime25 -src DIR -out FILE
+//	artist derive bfcl -src DIR -out DIR | aime25 -src DIR -out FILE | taubench -src DIR -out DIR
+//	artist taubench replay -env airline|retail [-split S] [-index N] [-data DIR]
+//	artist version
+//	artist help [COMMAND]
 //	artist library validate FILE | add -from DIR -out FILE | select -library FILE [-k N] TEXT | export -config FILE -out FILE
 //	artist tools add|import|search|list|pending|show|approve|reject -db FILE ...
 //	artist atlass -policy URL -model NAME [-db FILE] [-out DIR] [-auto-approve] TEXT | -tasks FILE.jsonl
@@ -21,6 +24,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -49,8 +53,10 @@ var commands = []command{
 	{"bfcl", "bfcl replay -category base|miss_func|miss_param|long_context [-id ID] [-data DIR]: replay the BFCL v3 ground truth, one conformance record per entry", runBFCL},
 	{"taubench", "taubench replay -env airline|retail [-split test|dev|train] [-index N] [-every K] [-data DIR]: replay the tau-bench gold actions, one conformance record per task", runTauBench},
 	{"bench", "bench -checkpoint DIR | -model-config FILE [-batch B] [-seq T] [-new-tokens N] [-grpo]: time a training step and KV-cache decoding (or, with -grpo, one GRPO step phase by phase with its peak RSS) on this machine's compute backend, one JSON object", runBench},
-	{"derive", "derive bfcl -src DIR -out DIR | aime25 -src DIR -out FILE: rebuild the derived BFCL tables or AIME 2025 file from upstream sources", runDerive},
+	{"derive", "derive bfcl -src DIR -out DIR | aime25 -src DIR -out FILE | taubench -src DIR -out DIR: rebuild the derived BFCL tables, AIME 2025 file or tau-bench tasks from upstream sources", runDerive},
 	{"view", "view [-addr 127.0.0.1:8090] RUN_DIR...: a local web page of runs: curves, config diff, summary and the rollout browser, refreshed while training", runView},
+	{"version", "version: the module version and the VCS revision this binary was built from", runVersion},
+	{"help", "help [COMMAND]: this list, or the flags of COMMAND", nil},
 }
 
 // errUsage marks misuse; the message has been printed.
@@ -63,16 +69,26 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "help" || args[0] == "--help" {
+	if len(args) == 0 {
 		usage(stderr)
 		return 2
+	}
+	switch args[0] {
+	case "-h", "-help", "--help", "help":
+		if len(args) > 1 && args[0] == "help" && args[1] != "help" {
+			return run(ctx, []string{args[1], "-h"}, stdout, stdout)
+		}
+		usage(stdout)
+		return 0
 	}
 	for _, c := range commands {
 		if c.name == args[0] {
 			err := c.run(ctx, args[1:], stdout, stderr)
 			switch {
-			case err == nil:
+			case err == nil, errors.Is(err, flag.ErrHelp):
 				return 0
+			case errors.Is(err, errUsage) && askedHelp(args[1:]):
+				return 0 // the flag package printed the flags
 			case errors.Is(err, errUsage):
 				return 2
 			default:
@@ -92,6 +108,20 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %s\n", c.usage)
 	}
 	fmt.Fprintln(w, "\nrun 'artist COMMAND -h' for the flags of a command")
+}
+
+// askedHelp reports whether args ask for a command's flags (-h, -help or
+// --help), which the flag package answers with the usage and an error.
+func askedHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "-h", "-help", "--help":
+			return true
+		case "--":
+			return false
+		}
+	}
+	return false
 }
 
 // sets collects repeated -set key=value flags.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -90,5 +91,51 @@ func TestTrainEvalSample(t *testing.T) {
 	}
 	if strings.Count(out, "=== arith-") != 2 || !strings.Contains(out, "stop ") {
 		t.Errorf("sample output:\n%s", out)
+	}
+}
+
+func TestHelpAndVersion(t *testing.T) {
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"help"}, 0, "usage: artist COMMAND"},
+		{[]string{"-h"}, 0, "usage: artist COMMAND"},
+		{[]string{"--help"}, 0, "usage: artist COMMAND"},
+		{[]string{"help", "tokenize"}, 0, "-tokenizer FILE"},
+		{[]string{"tokenize", "-h"}, 0, "-tokenizer FILE"},
+		{[]string{"version"}, 0, "artist github.com/artist-rl/artist"},
+		{[]string{"version", "x"}, 2, "takes no arguments"},
+	}
+	for i, c := range cases {
+		code, stdout, stderr := runCLI(c.args...)
+		if code != c.code || !strings.Contains(stdout+stderr, c.want) {
+			t.Errorf("case %d %v: exit %d, output %q; want exit %d and %q", i, c.args, code, stdout+stderr, c.code, c.want)
+		}
+	}
+	_, stdout, _ := runCLI("help")
+	for _, c := range commands {
+		if !strings.Contains(stdout, "\n  "+c.name+" ") && !strings.Contains(stdout, "\n  "+c.name+":") {
+			t.Errorf("help does not list %s:\n%s", c.name, stdout)
+		}
+	}
+	for _, sub := range []string{"derive bfcl", "aime25", "taubench -src"} {
+		if !strings.Contains(stdout, sub) {
+			t.Errorf("help lacks %q", sub)
+		}
+	}
+}
+
+func TestVersionLine(t *testing.T) {
+	info := &debug.BuildInfo{GoVersion: "go1.26", Main: debug.Module{Path: "github.com/artist-rl/artist", Version: "v0.3.0"},
+		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "14baa93"}, {Key: "vcs.time", Value: "2026-12-01T20:00:00Z"}, {Key: "vcs.modified", Value: "true"}}}
+	want := "artist github.com/artist-rl/artist v0.3.0 revision 14baa93 2026-12-01T20:00:00Z (modified), go1.26"
+	if got := versionLine(info); got != want {
+		t.Errorf("versionLine = %q, want %q", got, want)
+	}
+	info.Settings = nil
+	if got := versionLine(info); !strings.Contains(got, "no VCS revision recorded") {
+		t.Errorf("without VCS fields: %q", got)
 	}
 }

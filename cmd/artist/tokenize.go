@@ -72,6 +72,11 @@ func convertLine(tok *policy.Tokenizer, decode bool, line []byte, enc *json.Enco
 		if err := json.Unmarshal(line, &ids); err != nil {
 			return fmt.Errorf("want a JSON array of token ids: %w", err)
 		}
+		for i, id := range ids {
+			if id < 0 || id >= tok.VocabSize() {
+				return fmt.Errorf("ids[%d] = %d is not a token id: the vocabulary has ids 0 to %d", i, id, tok.VocabSize()-1)
+			}
+		}
 		return enc.Encode(tok.Decode(ids))
 	}
 	var text string

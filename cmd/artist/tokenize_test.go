@@ -44,6 +44,8 @@ func TestTokenize(t *testing.T) {
 		{"decode half a character", []string{"-decode"}, "[195]\n", 0, `"\ufffd"` + "\n", ""},
 		{"not a string", nil, "[1]\n", 1, "", "line 1: want a JSON string"},
 		{"not ids", []string{"-decode"}, "[97]\n\"a\"\n", 1, "\"a\"\n", "line 2: want a JSON array of token ids"},
+		{"id past the vocabulary", []string{"-decode"}, "[97]\n[99999]\n", 1, "\"a\"\n", "line 2: ids[0] = 99999 is not a token id"},
+		{"negative id", []string{"-decode"}, "[97,-1]\n", 1, "", "line 1: ids[1] = -1 is not a token id"},
 		{"empty line", nil, "\"a\"\n\n\"b\"\n", 1, "[97]\n", "line 2 is empty"},
 	}
 	for _, tc := range tests {
