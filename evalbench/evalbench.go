@@ -130,7 +130,13 @@ func (e Engine) Generate(ctx context.Context, tasks []envs.Task, k int, rng *ran
 	return out, nil
 }
 
-// fits checks every task against Context.
+// Check reports the first task that does not fit the model's context
+// (see Context), so that a caller can refuse a benchmark before running
+// any; Generate checks the same.
+func (e Engine) Check(tasks []envs.Task) error { return e.fits(tasks) }
+
+// fits checks every task against Context. A prompt that alone overflows
+// it is named as such: no response budget would make it fit.
 func (e Engine) fits(tasks []envs.Task) error {
 	if e.Context <= 0 {
 		return nil
@@ -140,11 +146,24 @@ func (e Engine) fits(tasks []envs.Task) error {
 		if err != nil {
 			return err
 		}
-		if n > e.Context {
-			return fmt.Errorf("evalbench: problem %s: its prompt, user turns and response budget take up to %d tokens, over the model's context of %d: lower rollout.max_response_tokens or use a model with a longer context", t.ID, n, e.Context)
+		if n <= e.Context {
+			continue
 		}
+		if p := e.promptLen(t); p >= e.Context {
+			return fmt.Errorf("evalbench: problem %s: its prompt alone takes %d tokens, over the model's context of %d: the prompt does not fit this model; use a model with a longer context", t.ID, p, e.Context)
+		}
+		return fmt.Errorf("evalbench: problem %s: its prompt, user turns and response budget take up to %d tokens, over the model's context of %d: lower rollout.max_response_tokens or use a model with a longer context", t.ID, n, e.Context)
 	}
 	return nil
+}
+
+// promptLen is the number of tokens of the task's rendered prompt.
+func (e Engine) promptLen(t envs.Task) int {
+	render := e.Prompt
+	if render == nil {
+		render = rollout.PromptText
+	}
+	return len(e.Tokenizer.Encode(render(t)))
 }
 
 // Remote generates through a policy behind an OpenAI-compatible

@@ -155,7 +155,11 @@ func (s *benchSettings) validate() error {
 // weights.
 func (s *benchSettings) model(rng *rand.Rand) (*policy.Model, error) {
 	if s.checkpoint != "" {
-		return policy.LoadModel(s.checkpoint)
+		dir, err := trainer.ResolveCheckpoint(s.checkpoint, os.Stderr)
+		if err != nil {
+			return nil, err
+		}
+		return policy.LoadModel(dir)
 	}
 	b, err := os.ReadFile(s.modelConfig)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/artist-rl/artist/envs/bfcl"
+	"github.com/artist-rl/artist/internal/datadir"
 )
 
 // runBFCL dispatches the BFCL v3 multi-turn subcommands.
@@ -28,7 +29,7 @@ func runBFCLReplay(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs.SetOutput(stderr)
 	category := fs.String("category", "", "category: "+strings.Join(bfcl.Categories, ", "))
 	id := fs.String("id", "", "replay only this entry id")
-	dir := fs.String("data", "data/bfcl_v3", "BFCL v3 data folder")
+	data := fs.String("data", "", dataFlagUsage)
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
@@ -40,13 +41,14 @@ func runBFCLReplay(ctx context.Context, args []string, stdout, stderr io.Writer)
 		fmt.Fprintf(stderr, "artist bfcl replay: -category must be one of %s\n", strings.Join(bfcl.Categories, ", "))
 		return errUsage
 	}
-	d, err := bfcl.Load(*dir)
+	dir, root, src := benchmarkFolder(*data, "bfcl_v3", "BFCL_v3_multi_turn_base.json", stderr)
+	d, err := bfcl.Load(dir)
 	if err != nil {
-		return err
+		return datadir.Explain(err, root, src)
 	}
 	entries, err := d.Entries(*category)
 	if err != nil {
-		return err
+		return datadir.Explain(err, root, src)
 	}
 	w := bufio.NewWriter(stdout)
 	found := false

@@ -63,16 +63,18 @@ func TestBFCLReplayUsage(t *testing.T) {
 		name string
 		args []string
 		code int
+		want string // in stderr
 	}{
-		{"no subcommand", []string{"bfcl"}, 2},
-		{"bad category", []string{"bfcl", "replay", "-category", "nope"}, 2},
-		{"unknown id", []string{"bfcl", "replay", "-category", "base", "-id", "x", "-data", bfclDataDir()}, 1},
-		{"missing data", []string{"bfcl", "replay", "-category", "base", "-data", t.TempDir()}, 1},
+		{"no subcommand", []string{"bfcl"}, 2, "usage"},
+		{"bad category", []string{"bfcl", "replay", "-category", "nope"}, 2, "-category must be"},
+		{"unknown id", []string{"bfcl", "replay", "-category", "base", "-id", "x", "-data", fixtureData}, 1, `no entry "x"`},
+		{"older -data form", []string{"bfcl", "replay", "-category", "base", "-id", "x", "-data", bfclDataDir()}, 1, "-data now names the data root"},
+		{"missing data", []string{"bfcl", "replay", "-category", "base", "-data", t.TempDir()}, 1, "scripts/fetch-data.sh"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errb bytes.Buffer
-			if code := run(context.Background(), tc.args, &out, &errb); code != tc.code {
-				t.Errorf("exit %d, want %d (stderr %q)", code, tc.code, errb.String())
+			if code := run(context.Background(), tc.args, &out, &errb); code != tc.code || !strings.Contains(errb.String(), tc.want) {
+				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, errb.String(), tc.code, tc.want)
 			}
 		})
 	}

@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
-	"github.com/artist-rl/artist/envs/family"
 	"github.com/artist-rl/artist/envs/library"
 	"github.com/artist-rl/artist/evalbench"
 	"github.com/artist-rl/artist/openai"
@@ -32,20 +32,24 @@ type evalFlags struct {
 	prompting, library                 string // -prompting art: demonstrations of -library before each task
 	demoK                              int
 	demoSelect                         string // -select: how -prompting art ranks them
+	given                              []string // the flags set on the command line
 }
+
+// set reports whether the flag name was given on the command line.
+func (f evalFlags) set(name string) bool { return slices.Contains(f.given, name) }
 
 func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var f evalFlags
-	fs.StringVar(&f.ckpt, "checkpoint", "", "checkpoint `DIR` (a run's checkpoints/step-NNNNNN)")
+	fs.StringVar(&f.ckpt, "checkpoint", "", "checkpoint `DIR` (a run's checkpoints/step-NNNNNN, or a run folder: its latest checkpoint)")
 	fs.StringVar(&f.bench, "bench", "", "comma-separated `LIST` of benchmarks ("+strings.Join(evalbench.Names(), ",")+"); none: the run's held-out split")
-	fs.StringVar(&f.data, "data", "data", "benchmark data `DIR` (math500/test.jsonl, bfcl_v3/, ...)")
+	fs.StringVar(&f.data, "data", "", dataFlagUsage)
 	fs.StringVar(&f.out, "out", "eval-results", "with -bench, write samples.jsonl and summary.json into `DIR`")
 	fs.StringVar(&f.url, "policy", "", "with -bench, evaluate the OpenAI-compatible completions server at `URL` instead of the checkpoint's model")
 	fs.StringVar(&f.model, "model", "", "model `NAME` sent to the -policy server")
-	fs.IntVar(&f.n, "n", 1, "samples per task K (pass@1 is their mean)")
-	fs.Float64Var(&f.temp, "temperature", 1, "sampling temperature; 0 is greedy")
+	fs.IntVar(&f.n, "n", 1, "samples per task K (pass@1 is their mean); held-out default: the config's eval.samples")
+	fs.Float64Var(&f.temp, "temperature", 1, "sampling temperature; 0 is greedy; held-out default: the config's eval.temperature (greedy by default), as training evaluates")
 	fs.IntVar(&f.limit, "limit", 0, "evaluate the first N tasks of each set (0: all)")
 	fs.Int64Var(&f.seed, "seed", 1, "with -bench, sampling seed")
 	fs.DurationVar(&f.timeout, "timeout", openai.DefaultTimeout, "with -policy, the longest one request may take")
@@ -63,6 +67,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
+	fs.Visit(func(fl *flag.Flag) { f.given = append(f.given, fl.Name) })
 	userSets, err := f.user.sets()
 	if err != nil {
 		fmt.Fprintln(stderr, err)
@@ -94,6 +99,11 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return errUsage
 		}
 	}
+	if f.ckpt != "" {
+		if f.ckpt, err = trainer.ResolveCheckpoint(f.ckpt, stderr); err != nil {
+			return err
+		}
+	}
 	if f.bench == "" {
 		if f.url != "" {
 			fmt.Fprintln(stderr, "artist eval: -policy needs -bench")
@@ -119,63 +129,23 @@ func evalHeldout(ctx context.Context, f evalFlags, stdout, stderr io.Writer) err
 	if f.limit > 0 && f.limit < len(tasks) {
 		tasks = tasks[:f.limit]
 	}
-	res, _, err := r.Evaluate(ctx, tasks, f.n, f.temp)
+	n, temp, from := f.n, f.temp, "-n and -temperature"
+	switch {
+	case !f.set("n") && !f.set("temperature"):
+		n, temp, from = r.Cfg.Eval.Samples, r.Cfg.Eval.Temperature, "the training evaluation's eval.samples and eval.temperature"
+	case !f.set("n"):
+		n, from = r.Cfg.Eval.Samples, "eval.samples and -temperature"
+	case !f.set("temperature"):
+		temp, from = r.Cfg.Eval.Temperature, "-n and eval.temperature"
+	}
+	fmt.Fprintf(stderr, "eval: %d held-out tasks of %s, %d samples each at temperature %g (%s)\n", len(tasks), r.Cfg.Task.Name, n, temp, from)
+	res, _, err := r.Evaluate(ctx, tasks, n, temp)
 	if err != nil {
 		return err
 	}
 	b, _ := json.Marshal(res)
 	fmt.Fprintln(stdout, string(b))
 	return nil
-}
-
-// evalBench evaluates on benchmarks and writes the table, the per-sample
-// records and the summary, with the overall score of each group of
-// benchmarks (family.Grouper) of which more than one was evaluated.
-func evalBench(ctx context.Context, f evalFlags, names []string, stdout, stderr io.Writer) error {
-	policies := map[string]*benchPolicy{} // by the config's source: the checkpoint, or a family's defaults
-	defer func() {
-		for _, p := range policies {
-			p.close()
-		}
-	}()
-	var all []evalbench.Sample
-	var sums []evalbench.Summary
-	for _, name := range names {
-		fam, err := family.BenchmarkFamily(name)
-		if err != nil {
-			return err
-		}
-		key := fam.Name()
-		if f.ckpt != "" {
-			key = "" // one checkpoint, one config
-		}
-		p, ok := policies[key]
-		if !ok {
-			if p, err = openBenchPolicy(ctx, f, fam, stderr); err != nil {
-				return err
-			}
-			policies[key] = p
-		}
-		samples, sum, err := p.run(ctx, f, name, stderr)
-		if err != nil {
-			return err
-		}
-		all, sums = append(all, samples...), append(sums, sum)
-	}
-	sums = append(sums, evalbench.Overall(sums)...)
-	evalbench.Table(stdout, sums)
-	return evalbench.WriteOutputs(f.out, all, sums)
-}
-
-// progressTo redraws one progress line on w, ending it when all is done.
-func progressTo(w io.Writer, bench string) func(done, total int, elapsed time.Duration) {
-	return func(done, total int, elapsed time.Duration) {
-		end := ""
-		if done == total {
-			end = "\n"
-		}
-		fmt.Fprintf(w, "\r%s%s", evalbench.ProgressLine(bench, done, total, elapsed), end)
-	}
 }
 
 // promptingSets turns -prompting, -library, -k and -select into the config keys

@@ -108,8 +108,11 @@ func TestEvalBenchLocal(t *testing.T) {
 			t.Errorf("table lacks %q:\n%s", want, stdout)
 		}
 	}
-	if !strings.Contains(stderr, "math500 [####################] 3/3 ETA") {
-		t.Errorf("no finished progress line on stderr:\n%q", stderr)
+	if strings.Contains(stderr, "\r") || strings.Contains(stderr, "3/3") {
+		t.Errorf("a progress bar was drawn on a stderr that is not a terminal:\n%q", stderr)
+	}
+	if !strings.Contains(stderr, "eval: 2 samples per problem at temperature 1, seed 1") {
+		t.Errorf("the settings are not printed:\n%s", stderr)
 	}
 	samples, sums := outputs(t, out)
 	if len(samples) != 2*(3+2) || sums["math500"].Problems != 3 || sums["amc23"].K != 2 {
@@ -287,5 +290,82 @@ func TestEvalBenchErrors(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want exit %d mentioning %q", code, stderr, c.code, c.want)
 			}
 		})
+	}
+}
+
+// TestEvalKeepsFinishedBenchmarks: a benchmark that fails while it runs
+// leaves the results of those before it on disk, and one that cannot run
+// (its prompts overflow the model) is refused before any runs.
+func TestEvalKeepsFinishedBenchmarks(t *testing.T) {
+	ok := scriptedAPI(t)
+	var mu sync.Mutex
+	served := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		served++
+		n := served
+		mu.Unlock()
+		if n > 4 { // amc23's two problems take two requests each
+			http.Error(w, "the server broke", http.StatusBadRequest)
+			return
+		}
+		req, _ := http.NewRequest(r.Method, ok.URL+r.URL.Path, r.Body)
+		req.Header = r.Header
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		w.WriteHeader(resp.StatusCode)
+		io.Copy(w, resp.Body)
+	}))
+	t.Cleanup(srv.Close)
+	out := t.TempDir()
+	code, stdout, stderr := runCLI("eval", "-bench", "amc23,math500", "-data", "testdata/bench", "-policy", srv.URL, "-model", "m",
+		"-temperature", "0", "-out", out, "-parallel", "1", "-retries", "0")
+	if code != 1 || !strings.Contains(stderr, "math500") || !strings.Contains(stderr, "the results of 1 finished benchmarks are in "+out) {
+		t.Fatalf("exit %d, stderr %q; want a failure of math500 that names the kept results", code, stderr)
+	}
+	samples, sums := outputs(t, out)
+	if s, ok := sums["amc23"]; !ok || s.Pass1 != 0.5 || len(samples) != 2 || len(sums) != 1 {
+		t.Errorf("kept %d samples and summaries %+v; want amc23's two", len(samples), sums)
+	}
+	if !strings.Contains(stdout, "amc23") {
+		t.Errorf("no table of the finished benchmark:\n%s", stdout)
+	}
+
+	ckpt := tinyCheckpoint(t)
+	out = t.TempDir()
+	code, _, stderr = runCLI("eval", "-checkpoint", ckpt, "-bench", "amc23,aime24", "-data", "testdata/bench", "-out", out)
+	if code != 1 || !strings.Contains(stderr, "aime24") || !strings.Contains(stderr, "over the model's context") {
+		t.Fatalf("exit %d, stderr %q; want aime24 refused for the context", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(out, "summary.json")); err == nil || strings.Contains(stderr, "samples per problem") {
+		t.Errorf("amc23 ran before aime24 was checked (stderr %q)", stderr)
+	}
+}
+
+// TestEvalCheckpointPaths: a folder that does not exist is named as such,
+// and a run folder stands for its latest checkpoint; held-out evaluation
+// uses the training evaluation's settings and says so.
+func TestEvalCheckpointPaths(t *testing.T) {
+	ckpt := tinyCheckpoint(t)
+	runDir := filepath.Dir(filepath.Dir(ckpt))
+	code, _, stderr := runCLI("eval", "-checkpoint", filepath.Join(t.TempDir(), "nope"))
+	if code != 1 || !strings.Contains(stderr, "does not exist") || strings.Contains(stderr, "tokenizer") {
+		t.Errorf("missing folder: exit %d, stderr %q", code, stderr)
+	}
+	code, stdout, stderr := runCLI("eval", "-checkpoint", runDir, "-limit", "2")
+	if code != 0 {
+		t.Fatalf("run folder: exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"is a run folder: using its latest checkpoint, " + ckpt, "2 held-out tasks", "1 samples each at temperature 0 (the training evaluation's"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if !strings.Contains(stdout, `"accuracy"`) {
+		t.Errorf("no result: %s", stdout)
 	}
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"io"
-	"math/rand"
 	"net/http"
 
 	"github.com/artist-rl/artist/envs"
@@ -124,30 +123,6 @@ func retries(f evalFlags) int {
 		return -1
 	}
 	return f.retries
-}
-
-// run evaluates one benchmark.
-func (p *benchPolicy) run(ctx context.Context, f evalFlags, name string, stderr io.Writer) ([]evalbench.Sample, evalbench.Summary, error) {
-	b, err := evalbench.Open(f.data, name, p.cfg.Task.Section, p.cfg.Format)
-	if err != nil {
-		return nil, evalbench.Summary{}, err
-	}
-	tool, err := p.tool(b)
-	if err != nil {
-		return nil, evalbench.Summary{}, err
-	}
-	tasks := b.Set.Heldout()
-	if f.limit > 0 && f.limit < len(tasks) {
-		tasks = tasks[:f.limit]
-	}
-	gen := p.newGen(tool)
-	if p.newChat != nil {
-		if gen, err = p.newChat(tool, b, b.ToolKind(p.cfg.Tool.Kind)); err != nil {
-			return nil, evalbench.Summary{}, err
-		}
-	}
-	opts := evalbench.Options{Bench: name, K: f.n, Format: p.cfg.Format, Progress: progressTo(stderr, name), Score: b.Scorer.Score}
-	return evalbench.Run(ctx, gen, tasks, opts, rand.New(rand.NewSource(f.seed)))
 }
 
 // tool returns the tool of the kind the benchmark's family runs

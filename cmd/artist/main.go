@@ -65,6 +65,10 @@ var errUsage = errors.New("usage")
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // a second Ctrl-C ends the process at once
+	}()
 	os.Exit(run(withStdin(ctx, os.Stdin), os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -15,7 +15,7 @@ import (
 func runSample(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("sample", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	ckpt := fs.String("checkpoint", "", "checkpoint `DIR`")
+	ckpt := fs.String("checkpoint", "", "checkpoint `DIR` (or a run folder: its latest checkpoint)")
 	n := fs.Int("n", 4, "number of held-out tasks to roll out (ignored with -prompt)")
 	prompt := fs.String("prompt", "", "roll out this question instead of held-out tasks")
 	temp := fs.Float64("temperature", 1, "sampling temperature; 0 is greedy")
@@ -27,7 +27,11 @@ func runSample(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintln(stderr, "artist sample: -checkpoint DIR is required")
 		return errUsage
 	}
-	r, err := trainer.OpenCheckpoint(ctx, *ckpt, nil, stderr)
+	dir, err := trainer.ResolveCheckpoint(*ckpt, stderr)
+	if err != nil {
+		return err
+	}
+	r, err := trainer.OpenCheckpoint(ctx, dir, nil, stderr)
 	if err != nil {
 		return err
 	}

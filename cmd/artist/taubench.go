@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/artist-rl/artist/envs/taubench"
+	"github.com/artist-rl/artist/internal/datadir"
 )
 
 // taubenchSplits lists the task splits of each tau-bench domain.
@@ -37,7 +38,7 @@ func runTauBenchReplay(ctx context.Context, args []string, stdout, stderr io.Wri
 	split := fs.String("split", "test", "task split: test (both domains), dev or train (retail)")
 	index := fs.Int("index", -1, "replay only the task at this 0-based index")
 	every := fs.Int("every", 1, "replay only the tasks whose index is a multiple of K (5 gives the visible conformance set)")
-	dir := fs.String("data", "data/tau_bench", "tau-bench data folder (holds airline/ and retail/)")
+	data := fs.String("data", "", dataFlagUsage)
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
@@ -58,13 +59,14 @@ func runTauBenchReplay(ctx context.Context, args []string, stdout, stderr io.Wri
 		fmt.Fprintln(stderr, "artist taubench replay: -every must be at least 1")
 		return errUsage
 	}
-	d, err := taubench.Load(filepath.Join(*dir, *env), *env)
+	dir, root, src := benchmarkFolder(*data, "tau_bench", *env, stderr)
+	d, err := taubench.Load(filepath.Join(dir, *env), *env)
 	if err != nil {
-		return err
+		return datadir.Explain(err, root, src)
 	}
-	tasks, err := taubench.LoadTasks(filepath.Join(*dir, *env, "tasks_"+*split+".json"))
+	tasks, err := taubench.LoadTasks(filepath.Join(dir, *env, "tasks_"+*split+".json"))
 	if err != nil {
-		return err
+		return datadir.Explain(err, root, src)
 	}
 	if *index >= len(tasks) {
 		return fmt.Errorf("taubench replay: -index %d is out of range: %s %s has %d tasks", *index, *env, *split, len(tasks))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/envs/family"
+	"github.com/artist-rl/artist/internal/datadir"
 	"github.com/artist-rl/artist/rollout"
 )
 
@@ -103,7 +104,7 @@ func (Family) WritesDemos() bool { return true }
 // validation set.
 func (Family) Open(section any, _ rollout.Format) (family.Set, error) {
 	c := *section.(*Config)
-	d, err := Load(c.Data)
+	d, err := Load(datadir.Path(c.Data))
 	if err != nil {
 		return nil, fmt.Errorf("bfcl: task.bfcl.data: %w (fetch it with scripts/fetch-data.sh)", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/envs/bfcl"
 	"github.com/artist-rl/artist/envs/family"
+	"github.com/artist-rl/artist/internal/datadir"
 	"github.com/artist-rl/artist/rollout"
 )
 
@@ -50,7 +51,7 @@ func (Family) ChatAdapter() rollout.ChatAdapter { return bfcl.Chat{} }
 // held-out conversation.
 func (Family) Open(section any, _ rollout.Format) (family.Set, error) {
 	c := *section.(*Config)
-	d, err := bfcl.Load(c.Data)
+	d, err := bfcl.Load(datadir.Path(c.Data))
 	if err != nil {
 		return nil, fmt.Errorf("fcsynth: task.fcsynth.data: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/envs/family"
+	"github.com/artist-rl/artist/internal/datadir"
 	"github.com/artist-rl/artist/reward"
 	"github.com/artist-rl/artist/rollout"
 )
@@ -68,11 +69,11 @@ func (Family) WritesDemos() bool { return false }
 // Open implements family.Family: it loads both files.
 func (Family) Open(section any, f rollout.Format) (family.Set, error) {
 	c := section.(*Config)
-	train, _, err := Load(c.Train)
+	train, _, err := Load(datadir.Path(c.Train))
 	if err != nil {
 		return nil, fmt.Errorf("mathtask: task.math.train: %w", err)
 	}
-	heldout, _, err := Load(c.Eval)
+	heldout, _, err := Load(datadir.Path(c.Eval))
 	if err != nil {
 		return nil, fmt.Errorf("mathtask: task.math.eval: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/artist-rl/artist/envs/family"
+	"github.com/artist-rl/artist/internal/datadir"
 	"github.com/artist-rl/artist/rollout"
 )
 
@@ -174,7 +175,7 @@ func (Family) WritesDemos() bool { return false }
 // split of the domain.
 func (Family) Open(section any, f rollout.Format) (family.Set, error) {
 	c := *section.(*Config)
-	dir := filepath.Join(c.Data, c.Env)
+	dir := filepath.Join(datadir.Path(c.Data), c.Env)
 	train, err := openSplit(dir, c, c.Split)
 	if err != nil {
 		return nil, err

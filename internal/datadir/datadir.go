@@ -1,5 +1,10 @@
-// Package datadir finds the real benchmark files for the tests that need
-// them.
+// Package datadir finds the real benchmark files, for the commands and
+// for the tests that need them.
+//
+// Commands follow one rule (Dir): the -data flag, else $ARTIST_DATA, else
+// data/ in the working directory; config paths written as data/... move
+// under $ARTIST_DATA too (Path); and a missing file is reported with the
+// three ways to provide it (Explain).
 //
 // The files are not part of the repository: scripts/fetch-data.sh downloads
 // them into data/ at the module root. Tests ask for a folder with Require;
@@ -19,7 +24,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"testing"
 )
 
 // Root returns the data folder and whether one was found: $ARTIST_DATA
@@ -43,6 +47,14 @@ func Root() (string, bool) {
 	return "", false
 }
 
+// TB is the part of testing.TB that Require uses (the package does not
+// import testing, so that commands can use it too).
+type TB interface {
+	Helper()
+	Skipf(format string, args ...any)
+	Fatalf(format string, args ...any)
+}
+
 // Required reports whether ARTIST_REQUIRE_DATA asks missing data to fail
 // the test rather than skip it.
 func Required() bool { return os.Getenv("ARTIST_REQUIRE_DATA") == "1" }
@@ -51,7 +63,7 @@ func Required() bool { return os.Getenv("ARTIST_REQUIRE_DATA") == "1" }
 // "bfcl_v3" or "aime25/test.jsonl") inside the data folder. When it is
 // missing it skips t, or fails it under ARTIST_REQUIRE_DATA=1, with a
 // message that says how to get the files.
-func Require(t testing.TB, rel string) string {
+func Require(t TB, rel string) string {
 	t.Helper()
 	p, err := Find(rel)
 	if err != nil {

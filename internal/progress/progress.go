@@ -1,0 +1,118 @@
+// Package progress draws progress bars of long, otherwise silent work
+// (building a library, evaluating, a slow training step) on a terminal,
+// with the rate and the time left, and stays silent elsewhere: output
+// piped into a log file or a test never holds a bar.
+//
+// A nil *Bar is valid and does nothing, so callers need not check whether
+// one is shown.
+package progress
+
+import (
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/schollz/progressbar/v2"
+)
+
+// Bar is one progress bar.
+type Bar struct {
+	mu  sync.Mutex
+	pb  *progressbar.ProgressBar
+	w   io.Writer
+	end bool
+}
+
+// IsTerminal reports whether w is a character device (a terminal).
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// New returns a bar of total units described by desc, drawn on w when w
+// is a terminal, else nil (no bar).
+func New(w io.Writer, total int, desc string) *Bar {
+	if !IsTerminal(w) {
+		return nil
+	}
+	return Force(w, total, desc)
+}
+
+// Stderr is New on standard error, where bars go so that standard output
+// keeps only results.
+func Stderr(total int, desc string) *Bar { return New(os.Stderr, total, desc) }
+
+// Force returns a bar drawn on w whatever w is (tests use it).
+func Force(w io.Writer, total int, desc string) *Bar {
+	if total < 1 {
+		total = 1
+	}
+	pb := progressbar.NewOptions(total,
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionSetDescription(desc),
+		progressbar.OptionSetWidth(20),
+		progressbar.OptionShowCount(),
+		progressbar.OptionShowIts(),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionSetRenderBlankState(true),
+	)
+	return &Bar{pb: pb, w: w}
+}
+
+// Set moves the bar to done units.
+func (b *Bar) Set(done int) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.end {
+		b.pb.Set(done)
+	}
+}
+
+// Add advances the bar by n units.
+func (b *Bar) Add(n int) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.end {
+		b.pb.Add(n)
+	}
+}
+
+// Done fills the bar and ends its line; later calls do nothing.
+func (b *Bar) Done() {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.end {
+		b.end = true
+		b.pb.Finish()
+		io.WriteString(b.w, "\n")
+	}
+}
+
+// Clear erases the bar's line (for work that ends early: an error or an
+// interrupt); later calls do nothing.
+func (b *Bar) Clear() {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.end {
+		b.end = true
+		b.pb.Clear()
+	}
+}
