@@ -31,7 +31,7 @@ type evalFlags struct {
 	retries, parallel                  int
 	prompting, library                 string // -prompting art: demonstrations of -library before each task
 	demoK                              int
-	demoSelect                         string // -select: how -prompting art ranks them
+	demoSelect                         string   // -select: how -prompting art ranks them
 	given                              []string // the flags set on the command line
 }
 

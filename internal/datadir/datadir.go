@@ -24,6 +24,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"testing"
 )
 
 // Root returns the data folder and whether one was found: $ARTIST_DATA
@@ -47,14 +48,6 @@ func Root() (string, bool) {
 	return "", false
 }
 
-// TB is the part of testing.TB that Require uses (the package does not
-// import testing, so that commands can use it too).
-type TB interface {
-	Helper()
-	Skipf(format string, args ...any)
-	Fatalf(format string, args ...any)
-}
-
 // Required reports whether ARTIST_REQUIRE_DATA asks missing data to fail
 // the test rather than skip it.
 func Required() bool { return os.Getenv("ARTIST_REQUIRE_DATA") == "1" }
@@ -63,7 +56,7 @@ func Required() bool { return os.Getenv("ARTIST_REQUIRE_DATA") == "1" }
 // "bfcl_v3" or "aime25/test.jsonl") inside the data folder. When it is
 // missing it skips t, or fails it under ARTIST_REQUIRE_DATA=1, with a
 // message that says how to get the files.
-func Require(t TB, rel string) string {
+func Require(t testing.TB, rel string) string {
 	t.Helper()
 	p, err := Find(rel)
 	if err != nil {
