@@ -24,10 +24,15 @@ import (
 	"github.com/artist-rl/artist/trainer"
 )
 
-// Open loads the checkpoint folder dir (trainer.LoadCheckpoint) and its
-// chat template (chat.Load, Qwen2.5's when it ships none, with a warning
-// on warn) and returns its server; name "" is the folder's name.
+// Open loads the checkpoint folder dir (trainer.LoadCheckpoint; a run
+// folder stands for its latest checkpoint, trainer.ResolveCheckpoint) and
+// its chat template (chat.Load, Qwen2.5's when it ships none, with a
+// warning on warn) and returns its server; name "" is the folder's name.
 func Open(dir, name string, seed int64, limits Limits, warn io.Writer) (*Server, error) {
+	dir, err := trainer.ResolveCheckpoint(dir, warn) // a run folder: its latest
+	if err != nil {
+		return nil, err
+	}
 	ck, err := trainer.LoadCheckpoint(dir, warn)
 	if err != nil {
 		return nil, err

@@ -77,3 +77,10 @@ func TestTrainNamesTheEarlierStage(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }
+
+func TestServeMissingCheckpoint(t *testing.T) {
+	code, _, stderr := runCLI("serve", "-checkpoint", filepath.Join(t.TempDir(), "nope"))
+	if code != 1 || !strings.Contains(stderr, "does not exist") || strings.Contains(stderr, "manifest") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
