@@ -98,6 +98,8 @@ type ChatCompletion struct {
 	Usage   Usage        `json:"usage"`
 	// PromptTokenIDs is set when the request asked for return_token_ids.
 	PromptTokenIDs []int `json:"prompt_token_ids,omitempty"`
+	// WeightVersion names the weights that produced the answer.
+	WeightVersion string `json:"weight_version,omitempty"`
 }
 
 // ChatChoice is one answer. FinishReason is "stop", "length" or
@@ -132,6 +134,7 @@ type ChatChunk struct {
 	// Usage is set on the last chunk when stream_options.include_usage.
 	Usage          *Usage `json:"usage,omitempty"`
 	PromptTokenIDs []int  `json:"prompt_token_ids,omitempty"`
+	WeightVersion  string `json:"weight_version,omitempty"`
 }
 
 // ChunkChoice is the delta of one choice; FinishReason is set on its last

@@ -53,6 +53,9 @@ type Completion struct {
 	Usage   Usage    `json:"usage"`
 	// PromptTokenIDs is set when the request asked for return_token_ids.
 	PromptTokenIDs []int `json:"prompt_token_ids,omitempty"`
+	// WeightVersion names the weights that produced the answer (SGLang's
+	// weight_version, set by POST /update_weights_from_disk).
+	WeightVersion string `json:"weight_version,omitempty"`
 }
 
 // Choice is one completion. FinishReason is "stop" (a stop string or the
@@ -89,7 +92,8 @@ type CompletionChunk struct {
 	Model   string         `json:"model"`
 	Choices []StreamChoice `json:"choices"`
 	// Usage is set on the last chunk when stream_options.include_usage.
-	Usage *Usage `json:"usage,omitempty"`
+	Usage         *Usage `json:"usage,omitempty"`
+	WeightVersion string `json:"weight_version,omitempty"`
 }
 
 // StreamChoice is the next piece of one completion; FinishReason is set on

@@ -48,13 +48,14 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	id := s.nextID()
-	base := openai.ChatChunk{ID: fmt.Sprintf("chatcmpl-%d", id), Object: "chat.completion.chunk", Created: time.Now().Unix(), Model: s.name}
+	wt := s.current()
+	base := openai.ChatChunk{ID: fmt.Sprintf("chatcmpl-%d", id), Object: "chat.completion.chunk", Created: time.Now().Unix(), Model: s.name, WeightVersion: wt.version}
 	out := newChunkSink[openai.ChatChunk](w, in.Stream)
 	seed := s.seedOf(in.Seed)
 	usage := openai.Usage{PromptTokens: len(ids)}
 	for i := range n {
 		c := chatChoice{s: s, base: base, index: i, prefix: p.prefix, tools: p.tools, logprobs: in.Logprobs, tokenIDs: in.ReturnTokenIDs, send: out.send}
-		used, err := c.run(r.Context(), genRequest{prompt: ids, cfg: cfg, seed: seed + int64(i), top: top})
+		used, err := c.run(r.Context(), genRequest{prompt: ids, cfg: cfg, seed: seed + int64(i), top: top, w: wt})
 		if err != nil {
 			return out.fail(err)
 		}
@@ -70,7 +71,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) error {
 		return out.done()
 	}
 	answer := openai.ChatCompletion{ID: base.ID, Object: "chat.completion", Created: base.Created, Model: s.name,
-		Choices: joinChat(out.chunks, n), Usage: usage}
+		Choices: joinChat(out.chunks, n), Usage: usage, WeightVersion: wt.version}
 	if in.ReturnTokenIDs {
 		answer.PromptTokenIDs = ids
 	}

@@ -167,7 +167,7 @@ func scriptedHandler(t *testing.T, gen genFunc) http.Handler {
 		}
 		scriptedBase.s = New(ck.Model, ck.Tok, "tiny", 1)
 	})
-	s := New(scriptedBase.s.model, scriptedBase.s.tok, "tiny", 1)
+	s := New(scriptedBase.s.current().model, scriptedBase.s.tok, "tiny", 1)
 	s.gen, s.maxLen = gen, 4096 // the scripted answers need no room; rendered tools do
 	return s
 }

@@ -38,7 +38,8 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) error {
 			return badField("logprobs", "logprobs must be in [0, 20], got %d", top)
 		}
 	}
-	base := openai.CompletionChunk{ID: fmt.Sprintf("cmpl-%d", s.nextID()), Object: "text_completion", Created: time.Now().Unix(), Model: s.name}
+	wt := s.current()
+	base := openai.CompletionChunk{ID: fmt.Sprintf("cmpl-%d", s.nextID()), Object: "text_completion", Created: time.Now().Unix(), Model: s.name, WeightVersion: wt.version}
 	out := newChunkSink[openai.CompletionChunk](w, in.Stream)
 	seed := s.seedOf(in.Seed)
 	usage := openai.Usage{PromptTokens: len(ids)}
@@ -64,7 +65,7 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) error {
 				send(c)
 			}
 		}
-		comp, err := s.generate(r.Context(), genRequest{prompt: ids, cfg: cfg, seed: seed + int64(i), top: top}, emit)
+		comp, err := s.generate(r.Context(), genRequest{prompt: ids, cfg: cfg, seed: seed + int64(i), top: top, w: wt}, emit)
 		if err != nil {
 			return out.fail(err)
 		}
@@ -83,7 +84,7 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) error {
 		}
 		return out.done()
 	}
-	answer := openai.Completion{ID: base.ID, Object: base.Object, Created: base.Created, Model: s.name, Choices: joinCompletions(out.chunks, n), Usage: usage}
+	answer := openai.Completion{ID: base.ID, Object: base.Object, Created: base.Created, Model: s.name, Choices: joinCompletions(out.chunks, n), Usage: usage, WeightVersion: wt.version}
 	if in.ReturnTokenIDs {
 		answer.PromptTokenIDs = ids
 	}

@@ -31,6 +31,7 @@ type genRequest struct {
 	cfg    rollout.CompleteConfig
 	seed   int64
 	top    int // alternatives to report per token (top_logprobs); 0: none
+	w      *weights
 }
 
 // genFunc samples one choice. It calls emit with each piece of text once
@@ -41,6 +42,12 @@ type genFunc func(ctx context.Context, req genRequest, emit func(text string, to
 
 // generate samples one choice with the server's generator.
 func (s *Server) generate(ctx context.Context, req genRequest, emit func(string, []sampled)) (rollout.Completion, error) {
+	if err := s.gate.wait(ctx); err != nil {
+		return rollout.Completion{}, err
+	}
+	if req.w == nil {
+		req.w = s.current()
+	}
 	if s.gen != nil {
 		return s.gen(ctx, req, emit)
 	}
@@ -61,6 +68,7 @@ func (s *Server) modelGen(ctx context.Context, req genRequest, emit func(string,
 	sent := 0
 	cfg := req.cfg
 	cfg.OnToken = func(id int, logp float32, logits []float32) {
+		s.gate.wait(ctx) // a pause holds the request here; a cancelled ctx ends it at the next token
 		t := sampled{id: id, logp: logp}
 		if req.top > 0 {
 			t.top = topLogprobs(logits, req.top, s.tok)
@@ -72,7 +80,7 @@ func (s *Server) modelGen(ctx context.Context, req genRequest, emit func(string,
 			acc.WriteString(s.tok.Decode([]int{id}))
 		}
 	}
-	comp, err := rollout.Complete(ctx, s.policy, s.tok, req.prompt, cfg, rand.New(rand.NewSource(req.seed)))
+	comp, err := rollout.Complete(ctx, req.w.policy, s.tok, req.prompt, cfg, rand.New(rand.NewSource(req.seed)))
 	if err != nil {
 		return comp, err
 	}

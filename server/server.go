@@ -14,7 +14,10 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"sort"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/artist-rl/artist/chat"
@@ -48,7 +51,15 @@ func Open(dir, name string, seed int64, limits Limits, warn io.Writer) (*Server,
 		name = filepath.Base(filepath.Clean(dir))
 	}
 	s := New(ck.Model, ck.Tok, name, seed)
-	s.tmpl, s.limits = tmpl, limits
+	s.tmpl, s.limits, s.tokDir = tmpl, limits, dir
+	if s.tokSHA, err = trainer.FileSHA256(dir, policy.TokenizerJSONFile); err != nil {
+		return nil, err
+	}
+	cur := s.current()
+	cur.dir = dir
+	if cur.sha, err = trainer.FileSHA256(dir, weightsFile); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -95,9 +106,12 @@ type Limits struct {
 // checkpoint's tokenizer (EOS and the eos_token_id values of
 // generation_config.json), as training and evaluation rollouts do.
 type Server struct {
-	model  *policy.Model
-	policy rollout.Policy // decodes with model
+	cur    atomic.Pointer[weights] // what new requests decode on
+	loadMu sync.Mutex              // one weight update at a time
+	gate   *gate                   // holds generation while paused
 	tok    *policy.Tokenizer
+	tokDir string         // the folder tok came from ("" for New)
+	tokSHA string         // SHA-256 of tokDir's tokenizer.json ("" for New)
 	tmpl   *chat.Template // renders chats; nil means chat.Fallback
 	name   string
 	cache  *idCache
@@ -116,9 +130,14 @@ type Server struct {
 // New serves m with tok under name; requests that send no seed draw one
 // from a source seeded with seed.
 func New(m *policy.Model, tok *policy.Tokenizer, name string, seed int64) *Server {
-	return &Server{model: m, policy: trainer.PolicyOf(m), tok: tok, name: name, cache: newIDCache(1024), maxLen: m.Config.MaxPositionEmbeddings,
-		created: time.Now().Unix(), rng: rand.New(rand.NewSource(seed))}
+	s := &Server{tok: tok, name: name, cache: newIDCache(1024), maxLen: m.Config.MaxPositionEmbeddings,
+		created: time.Now().Unix(), rng: rand.New(rand.NewSource(seed)), gate: newGate()}
+	s.cur.Store(&weights{model: m, policy: s.policyOf(m), version: defaultVersion})
+	return s
 }
+
+// policyOf is the decoder of m.
+func (s *Server) policyOf(m *policy.Model) rollout.Policy { return trainer.PolicyOf(m) }
 
 // ServeHTTP routes a request to its endpoint.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -131,12 +150,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		openai.ModelsPath:      {http.MethodGet, s.models},
 		openai.TokenizePath:    {http.MethodPost, s.tokenize},
 		openai.DetokenizePath:  {http.MethodPost, s.detokenize},
+
+		openai.UpdateWeightsPath:      {http.MethodPost, s.updateWeights},
+		openai.ModelInfoPath:          {http.MethodGet, s.modelInfo},
+		openai.PauseGenerationPath:    {http.MethodPost, s.pauseGeneration},
+		openai.ContinueGenerationPath: {http.MethodPost, s.continueGeneration},
 	}
 	route, ok := routes[r.URL.Path]
 	switch {
 	case !ok:
-		writeError(w, &apiError{status: http.StatusNotFound, msg: fmt.Sprintf("no endpoint %s: this server answers %s, %s, %s, %s and %s",
-			r.URL.Path, openai.ChatPath, openai.CompletionsPath, openai.ModelsPath, openai.TokenizePath, openai.DetokenizePath)})
+		paths := make([]string, 0, len(routes))
+		for p := range routes {
+			paths = append(paths, p)
+		}
+		sort.Strings(paths)
+		writeError(w, &apiError{status: http.StatusNotFound, msg: fmt.Sprintf("no endpoint %s: this server answers %s", r.URL.Path, strings.Join(paths, ", "))})
 		return
 	case r.Method != route.method:
 		writeError(w, &apiError{status: http.StatusMethodNotAllowed, msg: "use " + route.method + " " + r.URL.Path})
@@ -233,8 +261,10 @@ func writeError(w http.ResponseWriter, err error) {
 
 func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(v)
+	writeBody(w, v)
 }
+
+func writeBody(w http.ResponseWriter, v any) { json.NewEncoder(w).Encode(v) }
 
 // decodeBody reads a JSON request body into v.
 func decodeBody(r *http.Request, v any) error {

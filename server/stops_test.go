@@ -87,7 +87,7 @@ func TestServeStopsOnEveryStopID(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			h := New(ck.Model, ck.Tok, "instruct", 1)
-			h.policy = peakPolicy{vocab: ck.Model.Config.VocabSize, id: c.id}
+			h.current().policy = peakPolicy{vocab: ck.Model.Config.VocabSize, id: c.id}
 			srv := httptest.NewServer(h)
 			defer srv.Close()
 			code, out := post(t, srv.URL+"/v1/completions", `{"prompt": "q\n", "max_tokens": 5, "temperature": 0}`)

@@ -116,8 +116,9 @@ func (c *chatChoice) run(ctx context.Context, req genRequest) (int, error) {
 	case c.calls > 0:
 		finish = "tool_calls"
 	}
-	c.send(openai.ChatChunk{ID: c.base.ID, Object: c.base.Object, Created: c.base.Created, Model: c.base.Model,
-		Choices: []openai.ChunkChoice{{Index: c.index, Delta: openai.Delta{}, FinishReason: &finish}}})
+	last := c.base
+	last.Choices = []openai.ChunkChoice{{Index: c.index, Delta: openai.Delta{}, FinishReason: &finish}}
+	c.send(last)
 	return len(comp.Tokens), nil
 }
 
@@ -169,7 +170,9 @@ func (c *chatChoice) chunk(d openai.Delta, toks []sampled) {
 			ch.TokenIDs, ch.TokenLogprobs = append(ch.TokenIDs, t.id), append(ch.TokenLogprobs, t.logp)
 		}
 	}
-	c.send(openai.ChatChunk{ID: c.base.ID, Object: c.base.Object, Created: c.base.Created, Model: c.base.Model, Choices: []openai.ChunkChoice{ch}})
+	out := c.base
+	out.Choices = []openai.ChunkChoice{ch}
+	c.send(out)
 }
 
 // joinChat joins the chunks of n choices into the choices of one answer:

@@ -43,7 +43,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(stderr, "artist serve: %s on http://%s (%s, %s, %s, %s, %s)\n", s.Name(), ln.Addr(),
-		openai.ChatPath, openai.CompletionsPath, openai.ModelsPath, openai.TokenizePath, openai.DetokenizePath)
+	fmt.Fprintf(stderr, "artist serve: %s on http://%s (%s, %s, %s, %s, %s; rollout control: %s, %s, %s, %s)\n", s.Name(), ln.Addr(),
+		openai.ChatPath, openai.CompletionsPath, openai.ModelsPath, openai.TokenizePath, openai.DetokenizePath,
+		openai.UpdateWeightsPath, openai.ModelInfoPath, openai.PauseGenerationPath, openai.ContinueGenerationPath)
 	return server.Serve(ctx, srv, ln)
 }
