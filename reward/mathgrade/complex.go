@@ -12,6 +12,7 @@ import (
 type evaluator struct {
 	point int
 	b     *budget
+	vars  []boundVar // indices of the sums being evaluated, innermost last
 }
 
 var nan = cmplx.NaN()
@@ -36,9 +37,11 @@ func (ev *evaluator) evalNode(e *expr) complex128 {
 		f, _ := e.num.Float64()
 		return complex(f, 0)
 	case opVar:
-		return complex(varValue(e.hash, ev.point), 0)
+		return ev.varAt(e.hash)
 	case opConst:
 		return constant(e.name)
+	case opSum:
+		return ev.evalSum(e)
 	}
 	x := ev.eval(e.args[0])
 	var y complex128

@@ -14,13 +14,24 @@ const MaxAnswerLen = 4096
 // surrounding space. In order of preference:
 //
 //   - the last complete answer block (an opening answer tag followed by a
-//     closing one); within it, the last boxed answer or the phrase after
-//     "answer is" when there is one, else the whole block;
+//     closing one); within it, the final answer found as below when there
+//     is one, else the whole block;
 //   - the last boxed answer: \boxed{...} or \fbox{...} whose braces
-//     balance, or \boxed followed by a space and one token (\boxed 5);
-//   - the text after the last "answer is" (any case): a $...$ span if one
-//     starts there, else the rest of the line up to a full stop, without
-//     Markdown bold stars.
+//     balance, or \boxed followed by a space and one token (\boxed 5).
+//     Boxes written one after the other on a line, joined only by
+//     commas, semicolons, "and" or "or" (in \text{} or not), spaces and
+//     math delimiters, are one answer, the list of their contents:
+//     \boxed{2}, \boxed{4} is "2, 4", while \boxed{1} no \boxed{2} is "2";
+//   - the last statement of the answer: the text after "answer is" (any
+//     case), or after a lead-in at the start of a line, "Answer:",
+//     "Final Answer:" or "Answer" followed by math ("Answer \[ 7 \]"): a
+//     math span if one starts there, else the rest of the line up to a
+//     full stop, without Markdown bold stars; a sentence "The … is x"
+//     after a lead-in gives x.
+//
+// A boxed answer beats a statement but for an explicit one that comes
+// after the box: a lead-in or "final answer is" written later in the
+// response restates the answer, and wins.
 //
 // Text inside complete output blocks is ignored: the tool wrote it, not the
 // policy. ok is false when none of these exists. Extract takes time linear
@@ -38,18 +49,26 @@ func Extract(response string, f rollout.Format) (answer string, ok bool) {
 		s, found = lastBlock(text, rollout.Open(f.Answer), rollout.Close(f.Answer))
 	}
 	if found {
-		if b, ok := lastBoxed(s); ok {
-			return strings.TrimSpace(b), true
-		}
-		if a, ok := answerIs(s); ok {
+		if a, ok := finalAnswer(s); ok {
 			return a, true
 		}
 		return strings.TrimSpace(s), true
 	}
-	if s, ok := lastBoxed(text); ok {
-		return strings.TrimSpace(s), true
+	return finalAnswer(text)
+}
+
+// finalAnswer returns the boxed answer or the statement of the answer of
+// s, by the rules of Extract.
+func finalAnswer(s string) (string, bool) {
+	box, ok := lastBoxed(s)
+	st, found := lastStatement(s)
+	if ok && !(found && st.explicit && st.at >= box.end) {
+		return strings.TrimSpace(box.text), true
 	}
-	return answerIs(text)
+	if found {
+		return st.text, true
+	}
+	return "", false
 }
 
 // artParts reads an art-style response: the policy's text (every line
@@ -126,112 +145,6 @@ func matchBraces(s string) []int {
 		}
 	}
 	return match
-}
-
-// boxCommands mark a boxed answer.
-var boxCommands = []string{`\boxed`, `\fbox`}
-
-// lastBoxed returns the content of the last boxed answer: a box command
-// followed, after optional spaces, by a group whose opening brace is
-// matched (escaped braces do not count), or by at least one space and a
-// token that runs to the next space, dollar sign or unmatched closing
-// brace (\textbf{\boxed 5} boxes 5).
-func lastBoxed(s string) (string, bool) {
-	var starts []int // ends of box commands, in order
-	for i := strings.IndexByte(s, '\\'); i >= 0; {
-		for _, c := range boxCommands {
-			if strings.HasPrefix(s[i:], c) {
-				starts = append(starts, i+len(c))
-				break
-			}
-		}
-		j := strings.IndexByte(s[i+1:], '\\')
-		if j < 0 {
-			break
-		}
-		i += 1 + j
-	}
-	var match []int
-	for k := len(starts) - 1; k >= 0; k-- {
-		at := starts[k]
-		i := at
-		for i < len(s) && s[i] == ' ' {
-			i++
-		}
-		switch {
-		case i < len(s) && s[i] == '{':
-			c := -1
-			if k == len(starts)-1 {
-				c = closingBrace(s, i) // usually near the end: no need to match every brace
-			} else {
-				if match == nil {
-					match = matchBraces(s)
-				}
-				c = match[i]
-			}
-			if c >= 0 {
-				return s[i+1 : c], true
-			}
-		case i > at && i < len(s):
-			j := boxedToken(s, i)
-			if j > i {
-				return s[i:j], true
-			}
-		}
-	}
-	return "", false
-}
-
-// boxedToken returns the end of the token of \boxed 5 that starts at i:
-// the next space, tab, newline or dollar sign, or a closing brace that
-// closes no brace of the token.
-func boxedToken(s string, i int) int {
-	depth := 0
-	for j := i; j < len(s); j++ {
-		switch s[j] {
-		case ' ', '\n', '\t', '$':
-			return j
-		case '{':
-			depth++
-		case '}':
-			if depth--; depth < 0 {
-				return j
-			}
-		case '\\':
-			if j+1 < len(s) && (s[j+1] == '{' || s[j+1] == '}') {
-				j++
-			}
-		}
-	}
-	return len(s)
-}
-
-// answerIs returns the answer stated after the last "answer is" in s: a
-// $…$ span if one follows, else the rest of the line up to a full stop
-// followed by a space; Markdown bold stars around it go.
-func answerIs(s string) (string, bool) {
-	i := lastIndexFold(s, "answer is")
-	if i < 0 {
-		return "", false
-	}
-	rest := strings.TrimLeft(s[i+len("answer is"):], " \t:")
-	if strings.HasPrefix(rest, "$") {
-		delim := "$"
-		if strings.HasPrefix(rest, "$$") {
-			delim = "$$"
-		}
-		if end := strings.Index(rest[len(delim):], delim); end >= 0 {
-			rest = rest[len(delim) : len(delim)+end]
-		}
-	}
-	if end := strings.IndexByte(rest, '\n'); end >= 0 {
-		rest = rest[:end]
-	}
-	if end := strings.Index(rest, ". "); end >= 0 {
-		rest = rest[:end]
-	}
-	rest = strings.Trim(strings.TrimRight(strings.TrimSpace(rest), "."), " *") // **bold**
-	return rest, rest != ""
 }
 
 // lastIndexFold is strings.LastIndex ignoring ASCII case; sub is lower

@@ -31,6 +31,13 @@ const (
 	ReasonTooLong = "too-long"
 	// ReasonEmpty: an answer is empty once normalised.
 	ReasonEmpty = "empty"
+	// ReasonUnnamed: the gold answer names a quantity by an equation of
+	// several variables (3x - y = 2) and the prediction is its bare value
+	// (2): the value alone does not state the equation. The other way
+	// round, a prediction that names the asked quantity (m+n = 104 for
+	// the gold 104) is accepted; this is the one rule of Grade that is not
+	// symmetric.
+	ReasonUnnamed = "unnamed"
 	// ReasonNoAnswer: the response holds no answer for Extract to find.
 	// Grade never gives it; callers that extract the answer first do.
 	ReasonNoAnswer = "no-answer"
@@ -46,8 +53,14 @@ type Verdict struct {
 // Grade compares pred with gold under math equivalence, by the rules of
 // Equal, and says why it decided as it did. A false accept is worse than a
 // false reject: a comparison that cannot be decided within the work budget
-// is a rejection with ReasonBudget. Grade is symmetric in its arguments,
-// deterministic, safe for concurrent use and never panics.
+// is a rejection with ReasonBudget.
+//
+// The direction matters in one rule only: a prediction may name the
+// quantity the gold answer gives (pred m+n = 104, gold 104: equal), but a
+// gold answer that is such an equation is not matched by a bare value
+// (pred 2, gold 3x - y = 2: ReasonUnnamed). Every other verdict is the
+// same with the arguments swapped. Grade is deterministic, safe for
+// concurrent use and never panics.
 func Grade(pred, gold string) Verdict {
 	if len(pred) > MaxAnswerLen || len(gold) > MaxAnswerLen {
 		return Verdict{Reason: ReasonTooLong}
@@ -59,19 +72,38 @@ func Grade(pred, gold string) Verdict {
 	if p == g {
 		return Verdict{Equal: true, Reason: ReasonSame}
 	}
-	if p > g { // the same work in either argument order: symmetric by construction
+	swapped := p > g
+	if swapped { // the same work in either argument order: symmetric by construction
 		p, g = g, p
 	}
 	b := &budget{left: stepBudget}
 	pv, gv := parseValue(p, b, 0), parseValue(g, b, 0)
 	eq := same(pv, gv, b)
+	if swapped {
+		pv, gv = gv, pv
+	}
 	switch {
 	case b.left < 0:
 		return Verdict{Reason: ReasonBudget}
+	case eq && unnamedPrediction(pv, gv):
+		return Verdict{Reason: ReasonUnnamed}
 	case eq:
 		return Verdict{Equal: true, Reason: ReasonEquivalent}
 	}
 	return Verdict{Reason: rejection(pv, gv)}
+}
+
+// unnamedPrediction reports whether gold is a quantity named by an
+// equation of several variables (see isQuantity) and pred a value that
+// names nothing: pred cannot state the equation gold is.
+func unnamedPrediction(pred, gold *value) bool {
+	if x := lone(gold); x != nil {
+		gold = x
+	}
+	if x := lone(pred); x != nil {
+		pred = x
+	}
+	return gold.quantity && pred.kind == vScalar && pred.name == "" && len(pred.names) == 0
 }
 
 // explainBudget is the work spent at most to tell an ordered-tuple
@@ -120,8 +152,8 @@ func comparable(a, b *value) bool {
 	case [2]valueKind{vScalar, vEquation}:
 		return a.lhs != nil
 	case [2]valueKind{vSeq, vSet}:
-		return b.assign
-	case [2]valueKind{vSeq, vIneq}:
+		return b.assign || b.grouped
+	case [2]valueKind{vSeq, vIneq}, [2]valueKind{vUnion, vIneq}:
 		return b.ineq.interval != nil
 	}
 	return false
@@ -166,8 +198,9 @@ func hasSeq(v *value) bool {
 //   - a numeral with a base subscript (101_2, 4210_{5}) equals the same
 //     digits in the same base, or without a base (the question names it),
 //     and nothing else: 101_2 is neither 5 nor 101_3;
-//   - a percentage p% equals p% and, against a plain number, both p and
-//     p/100 (so 50\% equals 50 and 0.5, while 50 and 0.5 differ);
+//   - a percentage p% (or "p percent") equals p% and, against a plain
+//     number, both p and p/100 (so 50\% equals 50 and 0.5, while 50 and
+//     0.5 differ);
 //   - other expressions (roots, \pi, e, i, trigonometric and logarithmic
 //     functions, factorials, binomials in every spelling — \binom{n}{k},
 //     {n \choose k}, C(n,k), C_n^k, {}^nC_k — floors, absolute values,
@@ -178,27 +211,33 @@ func hasSeq(v *value) bool {
 //     points are positive, so identities that need a sign (\sqrt{x^2} = x)
 //     are accepted; degrees inside a trigonometric function are converted
 //     to radians (\sin 30^\circ is 1/2) and dropped elsewhere (30^\circ is
-//     30);
+//     30); sums \sum_{k=a}^{b} are summed when their bounds are integers,
+//     else compared by bounds and body, so their factors commute;
 //   - v = x (v a variable or f(x)) is the value x, and so is q = x for an
 //     expression q without a constant term and a non-zero constant x
-//     (m+n = 104 equals 104); two named values of different names compare
-//     as equations (x = 5 and y = 5 differ, m+n = 104 and n+m = 104 do
-//     not); v \in S is S;
+//     (m+n = 104 equals 104) when q = x is the prediction; a gold q = x is
+//     not matched by a bare x (ReasonUnnamed); two named values of
+//     different names compare as equations (x = 5 and y = 5 differ,
+//     m+n = 104 and n+m = 104 do not); v \in S is S named v; a ratio of
+//     names equal to a ratio (A:B = 3:5) is the ratio;
 //   - other equations are equal when their sides' differences are
 //     proportional (x+y=1 equals 2x+2y=2);
 //   - inequalities compare relation by relation, in either direction
-//     (x > 3 equals 3 < x); one of a single variable between constants is
-//     an interval (x \geq 3 equals [3, \infty)); alternatives joined by
-//     "or" are a union;
+//     (x > 3 equals 3 < x); one of a single subject between constants is
+//     an interval (x \geq 3 equals [3, \infty), 0 < g(x) < 2 equals
+//     (0, 2)), and one of |v| the set of v (2 \leq |w| \leq 3 equals
+//     w \in [-3,-2] \cup [2,3]); alternatives joined by "or" are a union;
 //   - tuples and intervals compare item by item and must have the same
 //     brackets: (1,2] is not (1,2) and (1,2) is not (2,1); a single
 //     parenthesised item is that item; (x,y) = (1,2) names its items, and
 //     equals (y,x) = (2,1) and x = 1, y = 2;
-//   - comma-separated lists and \{...\} are unordered sets of solutions,
-//     a \pm b is the pair {a+b, a-b}, and unions of intervals are
-//     unordered; but named values of distinct names (x = 1, y = 2) are an
-//     assignment, matched by name or, against a list, in order; a set of
-//     one item is that item;
+//   - lists separated by commas, semicolons, "and" or "or" (3 \text{ and }
+//     9 is 3, 9), and \{...\}, are unordered sets of solutions, a \pm b is
+//     the pair {a+b, a-b}, and unions of intervals are unordered; but named
+//     values of distinct names (x = 1, y = 2) are an assignment, matched by
+//     name or, against a list, in order; braces without backslashes are
+//     grouping, so {2,5} is the list 2, 5, which against a tuple compares
+//     in order ((2,5), not (5,2)); a set of one item is that item;
 //   - matrices compare cell by cell, a scalar times a matrix is the matrix
 //     of the products; a one-column or one-row matrix equals the tuple of
 //     its cells;
@@ -207,8 +246,9 @@ func hasSeq(v *value) bool {
 //     case.
 //
 // An answer that normalises to the empty string, or is longer than
-// MaxAnswerLen, is never equal. Equal is symmetric, deterministic and safe
-// for concurrent use; it never panics. Its time is bounded: one comparison
+// MaxAnswerLen, is never equal. Equal is symmetric but for the rule of
+// ReasonUnnamed, deterministic and safe for concurrent use; it never
+// panics. Its time is bounded: one comparison
 // spends at most stepBudget steps of work and answers false when they run
 // out (about 10 ms at worst on answers of MaxAnswerLen bytes built to be
 // slow, tens of microseconds on benchmark answers).

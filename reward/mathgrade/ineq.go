@@ -1,6 +1,9 @@
 package mathgrade
 
-import "strings"
+import (
+	"math/big"
+	"strings"
+)
 
 // Inequalities: chains of < and ≤ (or of > and ≥, read right to left), and
 // alternatives of them joined by "or".
@@ -91,7 +94,10 @@ func parseChainOfInequalities(s string, b *budget) *value {
 	}
 	in := &inequality{parts: parts, strict: strict}
 	v := &value{kind: vIneq, text: s, ineq: in}
-	in.interval, v.name = intervalOf(parts, texts, strict)
+	in.interval, v.name = intervalOf(parts, texts, strict, b)
+	if in.interval == nil {
+		v.name = ""
+	}
 	return v
 }
 
@@ -101,46 +107,103 @@ func reverse[T any](xs []T) {
 	}
 }
 
-// intervalOf returns the interval of an inequality of one variable between
-// constants, and the variable's name; or nil and "".
-func intervalOf(parts []*expr, texts []string, strict []bool) (*value, string) {
-	bound := func(i int) *value { return &value{kind: vScalar, text: texts[i], x: parts[i]} }
-	inf := func(sign string) *value {
-		x := &expr{op: opConst, name: constInf}
-		if sign == "-" {
-			x = &expr{op: opNeg, args: []*expr{x}}
-		}
-		return &value{kind: vScalar, text: sign + "∞", x: x}
-	}
-	isVar := func(i int) bool { return parts[i].op == opVar }
+// intervalOf returns the interval of an inequality of one subject between
+// constants, and the subject's name; or nil and "". The subject is a
+// variable, or a name such as f(x) or g(x); 0 < g(x) < 2 is (0, 2) named
+// g(x). A subject |v| of a variable v gives the set of v, named v:
+// 2 ≤ |w| ≤ 3 is [-3,-2] ∪ [2,3] (see absInterval).
+func intervalOf(parts []*expr, texts []string, strict []bool, b *budget) (*value, string) {
 	isConst := func(i int) bool { return !hasVar(parts[i]) }
+	isSubject := func(i int) bool {
+		return parts[i].op == opVar || hasVar(parts[i]) && varNameRe.MatchString(texts[i])
+	}
 	var lo, hi *value
-	open, close := byte('('), byte(')')
-	var name string
+	var loStrict, hiStrict bool
+	var subject int
 	switch {
-	case len(parts) == 2 && isVar(0) && isConst(1):
-		lo, hi, name = inf("-"), bound(1), texts[0]
-		if !strict[0] {
-			close = ']'
-		}
-	case len(parts) == 2 && isConst(0) && isVar(1):
-		lo, hi, name = bound(0), inf(""), texts[1]
-		if !strict[0] {
-			open = '['
-		}
-	case len(parts) == 3 && isConst(0) && isVar(1) && isConst(2):
-		lo, hi, name = bound(0), bound(2), texts[1]
-		if !strict[0] {
-			open = '['
-		}
-		if !strict[1] {
-			close = ']'
-		}
+	case len(parts) == 2 && isConst(1):
+		subject, hi, hiStrict = 0, bound(parts, texts, 1), strict[0]
+	case len(parts) == 2 && isConst(0):
+		subject, lo, loStrict = 1, bound(parts, texts, 0), strict[0]
+	case len(parts) == 3 && isConst(0) && isConst(2):
+		subject, lo, hi, loStrict, hiStrict = 1, bound(parts, texts, 0), bound(parts, texts, 2), strict[0], strict[1]
 	default:
 		return nil, ""
 	}
+	if x := parts[subject]; x.op == opAbs && x.args[0].op == opVar {
+		return absInterval(lo, hi, loStrict, hiStrict, b), x.args[0].name
+	}
+	if !isSubject(subject) {
+		return nil, ""
+	}
+	return interval(lo, hi, loStrict, hiStrict), texts[subject]
+}
+
+// bound is the value of part i of an inequality.
+func bound(parts []*expr, texts []string, i int) *value {
+	return &value{kind: vScalar, text: texts[i], x: parts[i]}
+}
+
+// infinity is ∞, or -∞ when neg.
+func infinity(neg bool) *value {
+	x := &expr{op: opConst, name: constInf}
+	if neg {
+		return &value{kind: vScalar, text: "-∞", x: &expr{op: opNeg, args: []*expr{x}}}
+	}
+	return &value{kind: vScalar, text: "∞", x: x}
+}
+
+// interval is the interval from lo to hi (nil for an infinite end), each
+// end open when strict.
+func interval(lo, hi *value, loStrict, hiStrict bool) *value {
+	open, close := byte('('), byte(')')
+	if lo == nil {
+		lo = infinity(true)
+	} else if !loStrict {
+		open = '['
+	}
+	if hi == nil {
+		hi = infinity(false)
+	} else if !hiStrict {
+		close = ']'
+	}
 	text := string(open) + lo.text + "," + hi.text + string(close)
-	return &value{kind: vSeq, text: text, open: open, close: close, items: []*value{lo, hi}}, name
+	return &value{kind: vSeq, text: text, open: open, close: close, items: []*value{lo, hi}}
+}
+
+// absInterval is the set of v where lo < |v| < hi (nil for no bound),
+// with positive rational bounds: (-hi, hi), or the rays beyond ±lo, or
+// [-hi,-lo] ∪ [lo,hi] (ends open where strict). Other bounds give nil.
+func absInterval(lo, hi *value, loStrict, hiStrict bool, b *budget) *value {
+	neg := func(v *value) *value {
+		r, ok := exact(v.x, b)
+		if !ok || r.Sign() <= 0 {
+			return nil
+		}
+		m := new(big.Rat).Neg(r)
+		return &value{kind: vScalar, text: m.RatString(), x: &expr{op: opNum, num: m}}
+	}
+	switch {
+	case lo == nil:
+		if m := neg(hi); m != nil {
+			return interval(m, hi, hiStrict, hiStrict)
+		}
+	case hi == nil:
+		if m := neg(lo); m != nil {
+			return union(interval(nil, m, false, loStrict), interval(lo, nil, loStrict, false))
+		}
+	default:
+		ml, mh := neg(lo), neg(hi)
+		if ml != nil && mh != nil {
+			return union(interval(mh, ml, hiStrict, loStrict), interval(lo, hi, loStrict, hiStrict))
+		}
+	}
+	return nil
+}
+
+// union is the union of two intervals.
+func union(a, b *value) *value {
+	return &value{kind: vUnion, text: a.text + "∪" + b.text, items: []*value{a, b}}
 }
 
 // sameIneq compares two inequalities: by their intervals when both have

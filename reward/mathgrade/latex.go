@@ -21,6 +21,7 @@ import (
 //	        | "{" sum [\choose sum] "}" | "\{" sum "\}" | "|" sum "|"
 //	        | \frac A B | \sqrt[n] A | \binom A B | binomial
 //	        | \lfloor sum \rfloor | \lceil sum \rceil | \angle name | function
+//	        | \sum_{letter=sum}^A term                   (sums.go)
 //
 // A command argument (A, B) is a braced group or one token, so \frac12 is
 // 1/2 and \sqrt2x is √2·x. An integer followed by a fraction of integers is
@@ -53,6 +54,7 @@ const (
 	opCeil
 	opRoot // args[0] radicand, args[1] index
 	opBinom
+	opSum // args: lower bound, upper bound, body; name: the index
 )
 
 // expr is a node of a parsed expression. Nodes are immutable once built.
@@ -62,6 +64,9 @@ type expr struct {
 	hash uint64 // nameHash(name), for variables
 	num  *big.Rat
 	args []*expr
+	// formal: a sum whose value is formal (see sums.go), as its body
+	// names the index in a subscript.
+	formal bool
 }
 
 // variable returns the node of the variable called name.

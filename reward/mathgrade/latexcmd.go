@@ -69,6 +69,8 @@ func (p *exprParser) named(name string) (*expr, error) {
 	switch name {
 	case "pi":
 		return &expr{op: opConst, name: constPi}, nil
+	case "sum":
+		return p.bigSum()
 	case "frac", "binom":
 		a, err := p.arg()
 		if err != nil {

@@ -1,6 +1,7 @@
 package mathgrade
 
 import (
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -19,11 +20,13 @@ var normalizers = []func(string) string{
 	unwrapWhole(`\boxed`),
 	unwrapWhole(`\fbox`),
 	dropTrailingText,
+	listWords,
 	unwrapAll(`\boxed`, `\fbox`, `\text`, `\textbf`, `\textrm`, `\textit`, `\textsf`, `\texttt`, `\textnormal`,
 		`\mathrm`, `\mathbf`, `\mathit`, `\mathsf`, `\mbox`, `\emph`, `\hbox`, `\operatorname`),
 	removeSpace,
 	trimPeriod,
 	dropUnitWord,
+	percentWord,
 }
 
 // normalize returns the canonical spelling of an answer; it is idempotent.
@@ -375,4 +378,36 @@ func dropUnitWord(s string) string {
 		return s
 	}
 	return body[:i]
+}
+
+// listWordRe matches "and" and "or" between the items of a list: as words
+// between spaces, or alone in a text command (\text{ and }).
+var listWordRe = regexp.MustCompile(`\s*\\(?:text|mbox|textrm|mathrm)\{\s*(and|or)\s*\}\s*|\s+(and|or)\s+`)
+
+// listWords rewrites "and" between list items as ", " and "or" as ∨ (read
+// as a list, or a union of inequalities; see listOfAlternatives): 3
+// \text{ and } 9 is 3, 9.
+func listWords(s string) string {
+	if !strings.Contains(s, "and") && !strings.Contains(s, "or") {
+		return s
+	}
+	return listWordRe.ReplaceAllStringFunc(s, func(m string) string {
+		if strings.Contains(m, "and") {
+			return ", "
+		}
+		return "∨"
+	})
+}
+
+// percentWord writes the word percent after a number as %: 45percent
+// (45 percent once spaces are gone) is 45%.
+func percentWord(s string) string {
+	body, ok := strings.CutSuffix(s, "percent")
+	if !ok || body == "" {
+		return s
+	}
+	if c := body[len(body)-1]; !isDigit(c) && c != '}' && c != '.' {
+		return s
+	}
+	return body + "%"
 }

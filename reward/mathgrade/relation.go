@@ -14,26 +14,20 @@ var tupleNamesRe = regexp.MustCompile(`^\(((?:[A-Za-z](?:_(?:\{[^{}]*\}|[A-Za-z0
 
 // parseRelation reads a relation, or returns nil when s holds none:
 //
-//   - v \in S is the value of S, named v when S is an interval or a union;
+//   - v \in S is read by parseMembership, first;
 //   - (x,y) = (1,2) is the tuple (1,2) with its items named x and y;
 //   - v = x, for a variable or function v, is the value x named v;
 //   - q = c, for an expression q of variables without a constant term and a
 //     non-zero constant c, is c named q: the answer gives the quantity
 //     asked for (m+n = 104 is 104); so is c = q, and q = c1 = c2 when the
 //     constants agree;
+//   - a ratio of names equal to a ratio (A:B = 3:5) is the ratio;
 //   - other equations a = b are kept as equations;
 //   - chains of < and ≤, or of > and ≥, are inequalities; alternatives
 //     joined by "or" are a union.
 //
 // A relation that cannot be read is text.
 func parseRelation(s string, b *budget, depth int) *value {
-	if i := indexIn(s); i > 0 && varNameRe.MatchString(s[:i]) {
-		v := parseValue(s[i+len(`\in`):], b, depth+1)
-		if v.kind == vSeq || v.kind == vUnion {
-			v.name = s[:i]
-		}
-		return v
-	}
 	if strings.ContainsAny(s, "<>") {
 		return parseInequalities(s, b)
 	}
@@ -61,6 +55,9 @@ func parseRelation(s string, b *budget, depth int) *value {
 			}
 		}
 	}
+	if v := namedRatio(s, parts[0], parts[1], b, depth); v != nil {
+		return v
+	}
 	lhs, err := parseExpr(parts[0], b)
 	if varNameRe.MatchString(parts[0]) {
 		v := parseValue(parts[1], b, depth+1)
@@ -80,6 +77,47 @@ func parseRelation(s string, b *budget, depth int) *value {
 		return namedQuantity(s, parts[1], parts[0], rhs, lhs, b, depth)
 	}
 	return &value{kind: vEquation, text: s, lhs: lhs, rhs: rhs}
+}
+
+// segmentRe matches a name of letters, optionally subscripted: AB, S_{1}.
+var segmentRe = regexp.MustCompile(`^[A-Za-z]+(?:_(?:\{[^{}]*\}|[A-Za-z0-9]))?$`)
+
+// namedRatio reads a ratio of names equal to a ratio, A:B = 3:5, as the
+// ratio on the right, named by the one on the left; or returns nil.
+func namedRatio(s, left, right string, b *budget, depth int) *value {
+	names := strings.Split(left, ":")
+	if len(names) < 2 || strings.Count(right, ":") != len(names)-1 {
+		return nil
+	}
+	for _, n := range names {
+		if !varNameRe.MatchString(n) && !segmentRe.MatchString(n) {
+			return nil
+		}
+	}
+	v := parseValue(right, b, depth+1)
+	named := *v
+	named.name = left
+	return &named
+}
+
+// parseMembership reads v \in S as the value of S, named v when S is an
+// interval or a union; or returns nil. It runs before S is split at its
+// unions, so that the name covers all of them.
+func parseMembership(s string, b *budget, depth int) *value {
+	if !strings.Contains(s, `\in`) || len(topIndices(s, ",")) > 0 {
+		return nil // a list of memberships is split first
+	}
+	i := indexIn(s)
+	if i <= 0 || !varNameRe.MatchString(s[:i]) {
+		return nil
+	}
+	v := parseValue(s[i+len(`\in`):], b, depth+1)
+	if v.kind == vSeq || v.kind == vUnion {
+		named := *v // the text names it too: x \in (0,1) is not y \in (0,1)
+		named.text, named.name = s, s[:i]
+		return &named
+	}
+	return v
 }
 
 // parseChain reads q = c1 = … = cn, with the constants all equal, as cn
@@ -114,6 +152,7 @@ func namedQuantity(s, name, src string, q, c *expr, b *budget, depth int) *value
 	}
 	named := *v
 	named.text, named.name, named.lhs, named.rhs = s, name, q, c
+	named.quantity = q.op != opVar && !varNameRe.MatchString(name)
 	return &named
 }
 

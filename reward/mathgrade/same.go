@@ -38,7 +38,7 @@ func same(a, b *value, bud *budget) bool {
 	case a.kind == vSeq && b.kind == vSeq:
 		return sameSeq(a, b, bud)
 	case a.kind == vSeq && b.kind == vSet:
-		return b.assign && sameAssignedSeq(b, a, bud)
+		return b.assign && sameAssignedSeq(b, a, bud) || b.grouped && sameGroupedSeq(b, a, bud)
 	case a.kind == vSeq && b.kind == vMatrix:
 		return a.open == '(' && a.close == ')' && sameList(a.items, vectorCells(b), bud)
 	case a.kind == vSeq && b.kind == vIneq:
@@ -48,6 +48,8 @@ func same(a, b *value, bud *budget) bool {
 			return sameAssignment(a, b, bud)
 		}
 		return sameMultiset(a.items, b.items, bud)
+	case a.kind == vUnion && b.kind == vIneq:
+		return b.ineq.interval != nil && sameNames(a, b) && same(a, b.ineq.interval, bud)
 	case a.kind == vUnion && b.kind == vUnion:
 		return sameNames(a, b) && sameMultiset(a.items, b.items, bud)
 	case a.kind == vMatrix && b.kind == vMatrix:
@@ -196,6 +198,18 @@ func sameAssignedSeq(set, seq *value, bud *budget) bool {
 		}
 	}
 	return true
+}
+
+// sameGroupedSeq compares a list written in braces ({2,5}) with a tuple,
+// item by item in order.
+func sameGroupedSeq(set, seq *value, bud *budget) bool {
+	if len(set.items) != len(seq.items) || seq.open != '(' || seq.close != ')' || set.assign {
+		return false
+	}
+	if bud.lax {
+		return sameMultiset(set.items, seq.items, bud)
+	}
+	return sameList(set.items, seq.items, bud)
 }
 
 func sameList(xs, ys []*value, bud *budget) bool {

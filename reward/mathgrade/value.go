@@ -31,11 +31,13 @@ type value struct {
 	percent     bool
 	pm          bool   // a set read from a ± b, spliced into an enclosing list
 	name        string // v of v = x (a variable, a function or an expression), or of v \in S
+	quantity    bool   // named by an expression of several variables: q = c of isQuantity (m+n = 104)
 	lhs, rhs    *expr
 	base        int      // the base of a numeral with a subscript (101_2), else 0
 	numeral     string   // the digits, without leading zeros, of an unsigned integer or based numeral
 	names       []string // of a tuple of names equal to a tuple, (x,y) = (1,2): each item's name
 	assign      bool     // a set of named values of distinct names (x = 1, y = 2): an assignment
+	grouped     bool     // a set written {…} without backslashes: a list, in order against a tuple
 	open, close byte
 	items       []*value
 	rows        [][]*value
@@ -70,11 +72,19 @@ func parseValue(s string, b *budget, depth int) *value {
 	if v := parseMatrix(s, b, depth); v != nil {
 		return v
 	}
+	if v := parseMembership(s, b, depth); v != nil {
+		return v
+	}
 	if parts := splitTop(s, "∪"); len(parts) > 1 {
 		return &value{kind: vUnion, text: s, items: parseAll(parts, b, depth)}
 	}
 	if thousandsRe.MatchString(s) {
 		return parseScalar(s, strings.ReplaceAll(s, ",", ""), b)
+	}
+	if list, ok := listOfAlternatives(s); ok {
+		v := parseValue(list, b, depth+1)
+		v.text = s
+		return v
 	}
 	if parts := joinThousands(splitTop(s, ",")); len(parts) > 1 {
 		return newSet(s, flattenPM(parseAll(parts, b, depth)))
@@ -83,6 +93,9 @@ func parseValue(s string, b *budget, depth int) *value {
 	}
 	if inner, ok := enclosed(s, `\{`, `\}`); ok {
 		return newSet(s, flattenPM(parseAll(splitTop(inner, ","), b, depth)))
+	}
+	if inner, ok := enclosed(s, "{", "}"); ok && len(splitTop(inner, ",")) > 1 {
+		return groupedList(s, parseValue(inner, b, depth+1))
 	}
 	if v := parseRelation(s, b, depth); v != nil {
 		return v
@@ -111,6 +124,47 @@ func parseValue(s string, b *budget, depth int) *value {
 		return v
 	}
 	return parseScalar(s, s, b)
+}
+
+// listOfAlternatives rewrites a list whose items are separated at the
+// top level by semicolons, or by "or" (∨) between items that are not all
+// inequalities (those make a union, see parseInequalities), as a list
+// separated by ", ": 12,7∨5 is 12,7, 5. ok is false when s is no such
+// list.
+func listOfAlternatives(s string) (string, bool) {
+	if !strings.Contains(s, ";") && !strings.Contains(s, "∨") {
+		return "", false
+	}
+	parts := splitTop(s, ";")
+	var items []string
+	for _, p := range parts {
+		alts := splitTop(p, "∨")
+		if len(alts) > 1 && allContainAny(alts, "<>") {
+			alts = []string{p}
+		}
+		items = append(items, alts...)
+	}
+	if len(items) < 2 {
+		return "", false
+	}
+	for _, it := range items {
+		if it == "" {
+			return "", false
+		}
+	}
+	return strings.Join(items, ", "), true
+}
+
+// groupedList is the value of {…}, braces without backslashes around a
+// list: LaTeX grouping, so the list itself, whose items are in the order
+// written against a tuple ({2,5} is (2,5), not (5,2)).
+func groupedList(s string, v *value) *value {
+	if v.kind != vSet {
+		return v
+	}
+	g := *v
+	g.text, g.grouped = s, true
+	return &g
 }
 
 // newSet is the set of items read from s. Named values of distinct names
