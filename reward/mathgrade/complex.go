@@ -37,6 +37,9 @@ func (ev *evaluator) evalNode(e *expr) complex128 {
 		f, _ := e.num.Float64()
 		return complex(f, 0)
 	case opVar:
+		if len(ev.vars) == 0 {
+			return complex(varValue(e.hash, ev.point), 0)
+		}
 		return ev.varAt(e.hash)
 	case opConst:
 		return constant(e.name)

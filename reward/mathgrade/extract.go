@@ -61,14 +61,14 @@ func Extract(response string, f rollout.Format) (answer string, ok bool) {
 // s, by the rules of Extract.
 func finalAnswer(s string) (string, bool) {
 	box, ok := lastBoxed(s)
-	st, found := lastStatement(s)
-	if ok && !(found && st.explicit && st.at >= box.end) {
-		return strings.TrimSpace(box.text), true
+	if !ok {
+		st, found := lastStatement(s, 0)
+		return st.text, found
 	}
-	if found {
-		return st.text, true
+	if st, found := lastStatement(s, box.end); found && st.explicit {
+		return st.text, true // restated after the box
 	}
-	return "", false
+	return strings.TrimSpace(box.text), true
 }
 
 // artParts reads an art-style response: the policy's text (every line

@@ -41,6 +41,8 @@ func TestExtractForms(t *testing.T) {
 		{"box in the final statement", `The final answer is $\boxed{8}$`, "8", true, "8"},
 		{"plain answer is after a box loses", `\boxed{7}, which is the answer is clear`, "7", true, "7"},
 		{"earlier final answer loses to a box", `The final answer is 2, or rather \boxed{5}`, "5", true, "5"},
+		{"answer right after a box is no lead-in", `\boxed{3}Answer: 5`, "3", true, "3"},
+		{"lead-in on the line after a box", "\\boxed{3}\nAnswer: 5", "5", true, "5"},
 		{"joined boxes in an answer block", `<answer>\boxed{1} and \boxed{2}</answer>`, "1, 2", true, "2,1"},
 	}
 	for _, c := range cases {

@@ -59,14 +59,14 @@ const (
 
 // expr is a node of a parsed expression. Nodes are immutable once built.
 type expr struct {
-	op   exprOp
-	name string
-	hash uint64 // nameHash(name), for variables
-	num  *big.Rat
-	args []*expr
+	op exprOp
 	// formal: a sum whose value is formal (see sums.go), as its body
 	// names the index in a subscript.
 	formal bool
+	name   string
+	hash   uint64 // nameHash(name), for variables
+	num    *big.Rat
+	args   []*expr
 }
 
 // variable returns the node of the variable called name.

@@ -388,7 +388,7 @@ var listWordRe = regexp.MustCompile(`\s*\\(?:text|mbox|textrm|mathrm)\{\s*(and|o
 // as a list, or a union of inequalities; see listOfAlternatives): 3
 // \text{ and } 9 is 3, 9.
 func listWords(s string) string {
-	if !strings.Contains(s, "and") && !strings.Contains(s, "or") {
+	if !hasListWord(s, "and") && !hasListWord(s, "or") {
 		return s
 	}
 	return listWordRe.ReplaceAllStringFunc(s, func(m string) string {
@@ -397,6 +397,24 @@ func listWords(s string) string {
 		}
 		return "∨"
 	})
+}
+
+// hasListWord reports whether w occurs in s after a space or an opening
+// brace and before a space or a closing brace: where listWordRe may
+// match.
+func hasListWord(s, w string) bool {
+	for i := strings.Index(s, w); i >= 0; {
+		j := i + len(w)
+		if i > 0 && j < len(s) && strings.IndexByte(" \t\n{", s[i-1]) >= 0 && strings.IndexByte(" \t\n}", s[j]) >= 0 {
+			return true
+		}
+		k := strings.Index(s[j:], w)
+		if k < 0 {
+			break
+		}
+		i = j + k
+	}
+	return false
 }
 
 // percentWord writes the word percent after a number as %: 45percent

@@ -12,40 +12,45 @@ type statement struct {
 }
 
 // lastStatement returns the later of the last "answer is" phrase and the
-// last answer lead-in of s (see Extract).
-func lastStatement(s string) (statement, bool) {
-	is, okIs := answerIs(s)
-	lead, okLead := leadIn(s)
+// last answer lead-in of s (see Extract) whose marker starts at from or
+// later.
+func lastStatement(s string, from int) (statement, bool) {
+	is, okIs := answerIs(s, from)
+	lead, okLead := leadIn(s, from)
 	if okLead && (!okIs || lead.at > is.at) {
 		return lead, true
 	}
 	return is, okIs
 }
 
-// answerIs returns the answer stated after the last "answer is" in s: a
+// answerIs returns the answer stated after the last "answer is" in s at
+// from or later: a
 // math span if one follows, else the rest of the line up to a full stop
 // followed by a space; Markdown bold stars around it go. It is explicit
 // when "final" comes before.
-func answerIs(s string) (statement, bool) {
-	i := lastIndexFold(s, "answer is")
+func answerIs(s string, from int) (statement, bool) {
+	i := lastIndexFold(s[from:], "answer is")
 	if i < 0 {
 		return statement{}, false
 	}
+	i += from
 	rest := strings.TrimLeft(s[i+len("answer is"):], " \t:")
 	text := statedText(rest)
 	explicit := i >= len("final ") && asciiLowerHasPrefix(s[i-len("final "):], "final ")
 	return statement{text, i, explicit}, text != ""
 }
 
-// leadIn returns the answer after the last lead-in of s: "Answer" at the
+// leadIn returns the answer after the last lead-in of s at from or later:
+// "Answer" at the
 // start of a line (after spaces, Markdown marks and an optional "Final"),
 // followed by a colon, or by math (Answer \[ 7 \]).
-func leadIn(s string) (statement, bool) {
-	for end := len(s); end > 0; {
-		i := lastIndexFold(s[:end], "answer")
+func leadIn(s string, from int) (statement, bool) {
+	for end := len(s); end > from; {
+		i := lastIndexFold(s[from:end], "answer")
 		if i < 0 {
 			break
 		}
+		i += from
 		end = i
 		if rest, ok := afterLeadIn(s, i); ok {
 			text := statedText(rest)

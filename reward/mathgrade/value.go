@@ -25,20 +25,20 @@ const (
 
 type value struct {
 	kind        valueKind
-	text        string // the normalised answer this value was read from
-	failed      bool   // text because it looked like math but could not be read
-	x           *expr
+	failed      bool // text because it looked like math but could not be read
 	percent     bool
-	pm          bool   // a set read from a ± b, spliced into an enclosing list
+	pm          bool // a set read from a ± b, spliced into an enclosing list
+	quantity    bool // named by an expression of several variables: q = c of isQuantity (m+n = 104)
+	assign      bool // a set of named values of distinct names (x = 1, y = 2): an assignment
+	grouped     bool // a set written {…} without backslashes: a list, in order against a tuple
+	open, close byte
+	text        string // the normalised answer this value was read from
+	x           *expr
 	name        string // v of v = x (a variable, a function or an expression), or of v \in S
-	quantity    bool   // named by an expression of several variables: q = c of isQuantity (m+n = 104)
 	lhs, rhs    *expr
 	base        int      // the base of a numeral with a subscript (101_2), else 0
 	numeral     string   // the digits, without leading zeros, of an unsigned integer or based numeral
 	names       []string // of a tuple of names equal to a tuple, (x,y) = (1,2): each item's name
-	assign      bool     // a set of named values of distinct names (x = 1, y = 2): an assignment
-	grouped     bool     // a set written {…} without backslashes: a list, in order against a tuple
-	open, close byte
 	items       []*value
 	rows        [][]*value
 	ineq        *inequality
