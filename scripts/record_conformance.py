@@ -1,6 +1,7 @@
 """Record BFCL v3 multi-turn conformance traces on the reference environments.
 
 usage: python3 record_conformance.py REFERENCE BFCL_DIR CATEGORY [ID...] > CATEGORY.jsonl
+       python3 record_conformance.py REFERENCE --cases CASES.jsonl > TRACES.jsonl
 
 REFERENCE is a folder that holds the reference environments as the package
 bfcl_eval.eval_checker.multi_turn_eval.func_source_code (gorilla commit
@@ -9,6 +10,13 @@ empty __init__.py files suffice on the way down). BFCL_DIR holds the entries
 (BFCL_v3_multi_turn_<category>.json and possible_answer/). The traces were
 made with Python 3.11.7 and mpmath 1.3.0; newer Pythons change some float
 sums.
+
+With --cases, the calls come from CASES.jsonl instead of the benchmark:
+one object per line with id, involved_classes, initial_config and turns
+(one list of call strings per turn). They are run the same way and
+written in the same record format, with category "cases". The port's
+tests use this for calls the ground truth never makes, such as a float
+where the reference declares an int.
 
 Each entry gets fresh instances loaded from a deep copy of its
 initial_config, with the long-context flag for the long_context category.
@@ -122,6 +130,13 @@ def lines(path):
 
 
 def main():
+    if len(sys.argv) == 4 and sys.argv[2] == "--cases":
+        sys.path.insert(0, sys.argv[1])
+        fs = importlib.import_module(PACKAGE + "gorilla_file_system")
+        for case in lines(sys.argv[3]):
+            record = replay(case, case["turns"], "cases", fs)
+            print(json.dumps(record, ensure_ascii=False))
+        return
     reference, data, category = sys.argv[1:4]
     ids = set(sys.argv[4:])
     sys.path.insert(0, reference)

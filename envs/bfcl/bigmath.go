@@ -9,19 +9,35 @@ import (
 
 // logarithm follows mpmath at dps = precision: log(value) and log(base) are
 // each rounded to prec bits, then divided with rounding to prec bits.
+// mpmath takes int(precision) (a float is truncated, "8" is 8; what int()
+// refuses is the error), and any dps below 1 gives the prec of dps 0. A
+// precision over 1000 is refused: it would only cost time.
 func (m *mathAPI) logarithm(a args) (any, error) {
-	p := toInt(a["precision"])
+	p, msg := pyInt(a["precision"])
+	if msg != "" {
+		return errDict(msg), nil
+	}
 	v, b := toFloat(a["value"]), toFloat(a["base"])
-	if p < 1 || p > 1000 {
+	if p > 1000 {
 		return errDict("precision must be between 1 and 1000"), nil
 	}
+	p = max(p, -1)
 	if v <= 0 || b <= 0 || b == 1 || math.IsInf(v, 0) || math.IsInf(b, 0) || math.IsNaN(v) || math.IsNaN(b) {
 		return errDict("math domain error"), nil
 	}
 	prec := uint(max(1, int(math.Round(float64(p+1)*3.3219280948873634))))
 	q := new(big.Float).SetPrec(prec).Quo(bigLog(v, prec), bigLog(b, prec))
-	dps := int(math.Ceil(float64(prec)*0.30102999566398119521)) + 1
-	return NewDict("result", Repr("mpf('"+mpfString(q, dps)+"')")), nil
+	return NewDict("result", Repr("mpf('"+mpfString(q, reprDigits(prec))+"')")), nil
+}
+
+// reprDigits is mpmath's repr_dps: the digits repr prints at prec bits,
+// three more than prec_to_dps (17 where that is 15).
+func reprDigits(prec uint) int {
+	dps := max(1, int(math.RoundToEven(float64(prec)/3.3219280948873626))-1)
+	if dps == 15 {
+		return 17
+	}
+	return dps + 3
 }
 
 // bigLog returns ln(x) for x > 0 rounded to prec bits.
@@ -116,15 +132,24 @@ func squareRoot(a args) (any, error) {
 	if !isNumber(n) {
 		return errDict("Input must be a number or computation resulted in an invalid operation"), nil
 	}
-	p := toInt(a["precision"])
 	if toFloat(n) < 0 {
 		return errDict("Cannot calculate square root of a negative number"), nil
 	}
-	if p < 1 || p > 10000 || math.IsInf(toFloat(n), 0) || math.IsNaN(toFloat(n)) {
+	// getcontext().prec = precision: a TypeError for a non-int, which the
+	// reference answers with its error dict, and a ValueError, raised, for
+	// an int below 1.
+	p := a["precision"]
+	if !isInt(p) {
+		return errDict("Input must be a number or computation resulted in an invalid operation"), nil
+	}
+	if toInt(p) < 1 {
+		return nil, raise{"valid range for prec is [1, MAX_PREC]"}
+	}
+	if toInt(p) > 10000 || math.IsInf(toFloat(n), 0) || math.IsNaN(toFloat(n)) {
 		return errDict("Input must be a number or computation resulted in an invalid operation"), nil
 	}
 	coef, e := exactDecimal(n)
-	return NewDict("result", Repr("Decimal('"+decimalSqrt(coef, e, int(p))+"')")), nil
+	return NewDict("result", Repr("Decimal('"+decimalSqrt(coef, e, int(toInt(p)))+"')")), nil
 }
 
 // exactDecimal returns n = coef·10^e exactly, as Decimal(n) holds it.

@@ -141,7 +141,7 @@ func (fs *fileSystem) methods() map[string]method {
 		"sort":  {[]param{req("file_name", kStr)}, fs.sort},
 		"grep":  {[]param{req("file_name", kStr), req("pattern", kStr)}, fs.grep},
 		"du":    {[]param{opt("human_readable", kBool, false)}, fs.du},
-		"tail":  {[]param{req("file_name", kStr), opt("lines", kInt, int64(10))}, fs.tail},
+		"tail":  {[]param{req("file_name", kStr), opt("lines", kAny, int64(10))}, fs.tail},
 		"diff":  {[]param{req("file_name1", kStr), req("file_name2", kStr)}, fs.diff},
 		"mv":    {[]param{req("source", kStr), req("destination", kStr)}, fs.mv},
 		"rm":    {[]param{req("file_name", kStr)}, fs.rm},
@@ -376,9 +376,18 @@ func (fs *fileSystem) tail(a args) (any, error) {
 		return errDict(fmt.Sprintf("tail: %s: No such file or directory", n)), nil
 	}
 	lines := splitLines(f.content)
-	k := int(a.integer("lines"))
-	if k > len(lines) {
-		k = len(lines)
+	// As the reference: lines > len(content) makes lines the length, an
+	// int; any other value must slice as an int (5.0 does not).
+	more, err := greaterThanInt(a["lines"], int64(len(lines)))
+	if err != nil {
+		return nil, err
+	}
+	k := len(lines)
+	if !more {
+		if !isInt(a["lines"]) {
+			return nil, raise{errSliceIndex}
+		}
+		k = int(toInt(a["lines"]))
 	}
 	start := len(lines) - k
 	switch {

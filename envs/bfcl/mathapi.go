@@ -20,7 +20,7 @@ func (m *mathAPI) methods() map[string]method {
 	ab := []param{req("a", kAny), req("b", kAny)}
 	conv := []param{req("value", kAny), req("unit_in", kAny), req("unit_out", kAny)}
 	return map[string]method{
-		"logarithm":              {[]param{req("value", kNum), req("base", kNum), req("precision", kInt)}, m.logarithm},
+		"logarithm":              {[]param{req("value", kNum), req("base", kNum), req("precision", kAny)}, m.logarithm},
 		"mean":                   {nums, m.listOp("mean", "Cannot calculate mean of an empty list", mean)},
 		"standard_deviation":     {nums, m.listOp("std", "Cannot calculate standard deviation of an empty list", stddev)},
 		"si_unit_conversion":     {conv, m.siConversion},
@@ -30,7 +30,7 @@ func (m *mathAPI) methods() map[string]method {
 		"multiply":               {ab, binary(numMul)},
 		"divide":                 {ab, divide},
 		"power":                  {[]param{req("base", kAny), req("exponent", kAny)}, power},
-		"square_root":            {[]param{req("number", kAny), req("precision", kInt)}, squareRoot},
+		"square_root":            {[]param{req("number", kAny), req("precision", kAny)}, squareRoot},
 		"absolute_value":         {[]param{req("number", kAny)}, absolute},
 		"round_number":           {[]param{req("number", kAny), opt("decimal_places", kAny, int64(0))}, roundNumber},
 		"percentage":             {[]param{req("part", kAny), req("whole", kAny)}, percentage},
@@ -178,6 +178,9 @@ func absolute(a args) (any, error) {
 
 func roundNumber(a args) (any, error) {
 	n, p := a["number"], a["decimal_places"]
+	if p == nil && isNumber(n) { // round(number, None) is round(number), an int
+		return roundToInt(n)
+	}
 	if !isNumber(n) || !isInt(p) {
 		return errDict("First input must be a number, second input must be an integer"), nil
 	}
@@ -244,4 +247,22 @@ func (m *mathAPI) imperialConversion(a args) (any, error) {
 		r = numMul(v, f)
 	}
 	return result(r)
+}
+
+// roundToInt is Python's round(n) of a number: an int, ties to even; the
+// float infinities and NaN raise as in Python.
+func roundToInt(n any) (any, error) {
+	if isInt(n) {
+		return result(toInt(n))
+	}
+	f := toFloat(n)
+	switch {
+	case math.IsNaN(f):
+		return nil, raise{"cannot convert float NaN to integer"}
+	case math.IsInf(f, 0):
+		return nil, raise{"cannot convert float infinity to integer"}
+	case math.Abs(f) >= 1<<63:
+		return nil, raise{"int too large for this port"} // Python's ints have no bound; no call needs one
+	}
+	return result(int64(math.RoundToEven(f)))
 }

@@ -28,7 +28,7 @@ func (t *ticketAPI) user() bool {
 func (t *ticketAPI) methods() map[string]method {
 	id := req("ticket_id", kAny)
 	return map[string]method{
-		"create_ticket":    {[]param{req("title", kAny), opt("description", kAny, ""), opt("priority", kNum, int64(1))}, t.create},
+		"create_ticket":    {[]param{req("title", kAny), opt("description", kAny, ""), opt("priority", kAny, int64(1))}, t.create},
 		"get_ticket":       {[]param{id}, t.getTicket},
 		"close_ticket":     {[]param{id}, t.close},
 		"resolve_ticket":   {[]param{id, req("resolution", kAny)}, t.resolve},
@@ -74,13 +74,25 @@ func (t *ticketAPI) login(a args) (any, error) {
 	return NewDict("success", false), nil
 }
 
+// invalidPriority is the reference's answer to a priority out of range,
+// or the TypeError comparing it raised.
+func invalidPriority(err error) (any, error) {
+	if err != nil {
+		return nil, err
+	}
+	return errDict("Invalid priority. Priority must be between 1 and 5."), nil
+}
+
 func (t *ticketAPI) create(a args) (any, error) {
 	if !t.user() {
 		return errDict("User not authenticated. Please log in to create a ticket."), nil
 	}
 	p := a["priority"]
-	if numLess(p, int64(1)) || numLess(int64(5), p) {
-		return errDict("Invalid priority. Priority must be between 1 and 5."), nil
+	if low, err := compare("<", p, int64(1)); err != nil || low {
+		return invalidPriority(err)
+	}
+	if high, err := compare(">", p, int64(5)); err != nil || high {
+		return invalidPriority(err)
 	}
 	id := t.get("ticket_counter")
 	tk := NewDict("id", id, "title", a["title"], "description", a["description"], "status", "Open",

@@ -76,7 +76,7 @@ func (t *trading) methods() map[string]method {
 		"get_stock_info":              {[]param{req("symbol", kStr)}, t.stockInfo},
 		"get_order_details":           {[]param{req("order_id", kAny)}, t.orderDetails},
 		"cancel_order":                {[]param{req("order_id", kAny)}, t.cancelOrder},
-		"place_order":                 {[]param{req("order_type", kStr), req("symbol", kStr), req("price", kNum), req("amount", kNum)}, t.placeOrder},
+		"place_order":                 {[]param{req("order_type", kStr), req("symbol", kStr), req("price", kNum), req("amount", kAny)}, t.placeOrder},
 		"make_transaction":            {[]param{req("account_id", kAny), req("xact_type", kStr), req("amount", kNum)}, t.transaction},
 		"get_account_info":            {nil, t.accountInfo},
 		"trading_login":               {[]param{req("username", kAny), req("password", kAny)}, t.login},
@@ -186,7 +186,13 @@ func (t *trading) placeOrder(a args) (any, error) {
 		return errDict("Invalid stock symbol: " + sym), nil
 	}
 	price, amount := a["price"], a["amount"]
-	if !numLess(int64(0), price) || !numLess(int64(0), amount) {
+	if !numLess(int64(0), price) {
+		return errDict("Price and amount must be positive values."), nil
+	}
+	if low, err := compare("<=", amount, int64(0)); err != nil || low { // amount flows as passed: 2.0 stays a float
+		if err != nil {
+			return nil, err
+		}
 		return errDict("Price and amount must be positive values."), nil
 	}
 	fp := toFloat(price)

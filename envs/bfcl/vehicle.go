@@ -53,7 +53,7 @@ func (v *vehicle) methods() map[string]method {
 		"startEngine":                              {[]param{req("ignitionMode", kStr)}, v.startEngine},
 		"fillFuelTank":                             {[]param{req("fuelAmount", kNum)}, v.fillFuelTank},
 		"lockDoors":                                {[]param{req("unlock", kBool), req("door", kList)}, v.lockDoors},
-		"adjustClimateControl":                     {[]param{req("temperature", kNum), opt("unit", kStr, "celsius"), opt("fanSpeed", kNum, int64(50)), opt("mode", kStr, "auto")}, v.adjustClimate},
+		"adjustClimateControl":                     {[]param{req("temperature", kNum), opt("unit", kStr, "celsius"), opt("fanSpeed", kAny, int64(50)), opt("mode", kStr, "auto")}, v.adjustClimate},
 		"get_outside_temperature_from_google":      {none, v.tempGoogle},
 		"get_outside_temperature_from_weather_com": {none, func(args) (any, error) { return NewDict("error", int64(404)), nil }},
 		"setHeadlights":                            {[]param{req("mode", kStr)}, v.setHeadlights},
@@ -140,7 +140,10 @@ func (v *vehicle) lockDoors(a args) (any, error) {
 
 func (v *vehicle) adjustClimate(a args) (any, error) {
 	fan := a["fanSpeed"]
-	if numLess(fan, int64(0)) || numLess(int64(100), fan) {
+	if ok, err := inRange(int64(0), fan, int64(100)); err != nil || !ok {
+		if err != nil {
+			return nil, err
+		}
 		return errDict("Fan speed must be between 0 and 100."), nil
 	}
 	t := a["temperature"]

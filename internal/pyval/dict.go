@@ -5,12 +5,14 @@ import (
 	"math"
 )
 
-// Dict is an insertion-ordered map with string or int64 keys, as a Python
-// dict. Lookups follow Python's hashing: True is the key 1 and 2.0 is 2,
-// but int64(1) and "1" are different keys.
+// Dict is an insertion-ordered map, as a Python dict. Lookups follow
+// Python's hashing: True is the key 1 and 2.0 is 2, but int64(1) and "1"
+// are different keys. As in Python, a key keeps the object it was first
+// stored with: after d[3.0] = x, d[3] = y the key is still 3.0, and json
+// and repr write it so.
 type Dict struct {
-	keys []any
-	m    map[any]any
+	keys []any       // the keys as first stored, in insertion order
+	m    map[any]any // values by hashKey of their key
 }
 
 // NewDict returns a dict holding the alternating key, value pairs.
@@ -47,6 +49,12 @@ func (d *Dict) Has(k any) bool { _, ok := d.Get(k); return ok }
 // Str returns the string under k, or "" when absent or not a string.
 func (d *Dict) Str(k any) string { s, _ := d.m[k].(string); return s }
 
+// at returns the value under a key of d.keys.
+func (d *Dict) at(k any) any {
+	hk, _ := hashKey(k)
+	return d.m[hk]
+}
+
 // Dict returns the dict under k, or nil when absent or not a dict.
 func (d *Dict) Dict(k string) *Dict { x, _ := d.m[k].(*Dict); return x }
 
@@ -64,7 +72,7 @@ func (d *Dict) Set(k, v any) {
 		d.m = map[any]any{}
 	}
 	if _, ok := d.m[hk]; !ok {
-		d.keys = append(d.keys, hk)
+		d.keys = append(d.keys, orig(k))
 	}
 	d.m[hk] = v
 }
@@ -80,7 +88,7 @@ func (d *Dict) Delete(k any) {
 	}
 	delete(d.m, k)
 	for i, x := range d.keys {
-		if x == k {
+		if hx, _ := hashKey(x); hx == k {
 			d.keys = append(d.keys[:i:i], d.keys[i+1:]...)
 			break
 		}
@@ -108,6 +116,14 @@ func hashKey(k any) (any, bool) {
 	return nil, false
 }
 
+// orig is the key object a dict keeps for k: k itself, an int as int64.
+func orig(k any) any {
+	if x, ok := k.(int); ok {
+		return int64(x)
+	}
+	return k
+}
+
 // DeepCopy copies a value recursively (copy.deepcopy).
 func DeepCopy(v any) any {
 	switch x := v.(type) {
@@ -120,8 +136,9 @@ func DeepCopy(v any) any {
 	case *Dict:
 		out := &Dict{keys: make([]any, 0, len(x.keys)), m: make(map[any]any, len(x.keys))}
 		for _, k := range x.keys {
+			hk, _ := hashKey(k)
 			out.keys = append(out.keys, k)
-			out.m[k] = DeepCopy(x.m[k])
+			out.m[hk] = DeepCopy(x.m[hk])
 		}
 		return out
 	}

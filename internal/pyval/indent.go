@@ -56,7 +56,7 @@ func writeIndent(b *strings.Builder, v any, unit, nl string, ascii bool) error {
 			b.WriteString(inner)
 			writeKey(b, k, ascii)
 			b.WriteString(": ")
-			if err := writeIndent(b, x.m[k], unit, inner, ascii); err != nil {
+			if err := writeIndent(b, x.at(k), unit, inner, ascii); err != nil {
 				return err
 			}
 		}

@@ -125,16 +125,7 @@ func writeJSON(b *strings.Builder, v any, ascii bool) error {
 	case int64, int:
 		writeRepr(b, x)
 	case float64:
-		switch {
-		case math.IsNaN(x):
-			b.WriteString("NaN")
-		case math.IsInf(x, 1):
-			b.WriteString("Infinity")
-		case math.IsInf(x, -1):
-			b.WriteString("-Infinity")
-		default:
-			b.WriteString(FormatFloat(x))
-		}
+		b.WriteString(jsonFloat(x))
 	case string:
 		writeJSONString(b, x, ascii)
 	case []any:
@@ -156,7 +147,7 @@ func writeJSON(b *strings.Builder, v any, ascii bool) error {
 			}
 			writeKey(b, k, ascii)
 			b.WriteString(": ")
-			if err := writeJSON(b, x.m[k], ascii); err != nil {
+			if err := writeJSON(b, x.at(k), ascii); err != nil {
 				return err
 			}
 		}
@@ -171,14 +162,33 @@ func writeJSON(b *strings.Builder, v any, ascii bool) error {
 	return nil
 }
 
+// jsonFloat is a float as json.dumps writes it: its repr, NaN, Infinity
+// or -Infinity.
+func jsonFloat(x float64) string {
+	switch {
+	case math.IsNaN(x):
+		return "NaN"
+	case math.IsInf(x, 1):
+		return "Infinity"
+	case math.IsInf(x, -1):
+		return "-Infinity"
+	}
+	return FormatFloat(x)
+}
+
 // writeKey writes a dict key as json.dumps does: a string as it is, None
-// as "null", an int as its digits in quotes.
+// as "null", a bool as "true" or "false", a float as its JSON number, an
+// int as its digits in quotes.
 func writeKey(b *strings.Builder, k any, ascii bool) {
 	switch kk := k.(type) {
 	case string:
 		writeJSONString(b, kk, ascii)
 	case nil:
 		b.WriteString(`"null"`)
+	case bool:
+		b.WriteString(map[bool]string{true: `"true"`, false: `"false"`}[kk])
+	case float64:
+		b.WriteString(`"` + jsonFloat(kk) + `"`)
 	default:
 		writeJSONString(b, Repr(kk), ascii)
 	}

@@ -159,8 +159,8 @@ func Equal(a, b any) bool {
 			return false
 		}
 		for _, k := range x.keys {
-			w, ok := y.m[k]
-			if !ok || !Equal(x.m[k], w) {
+			w, ok := y.Get(k)
+			if !ok || !Equal(x.at(k), w) {
 				return false
 			}
 		}
@@ -200,7 +200,7 @@ func Identical(a, b any) bool {
 			return true
 		}
 		for i, k := range x.keys {
-			if y.keys[i] != k || !Identical(x.m[k], y.m[k]) {
+			if !Identical(y.keys[i], k) || !Identical(x.at(k), y.at(k)) {
 				return false
 			}
 		}

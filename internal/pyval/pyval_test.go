@@ -162,3 +162,44 @@ func TestDictOrder(t *testing.T) {
 		t.Error("True does not find the key 1")
 	}
 }
+
+// TestDictKeepsFirstKey checks that a key keeps the object it was first
+// stored with, as in Python: {3.0: 'a'} then d[3] = 'b' is {3.0: 'b'}.
+func TestDictKeepsFirstKey(t *testing.T) {
+	cases := []struct {
+		name        string
+		first, then any
+		json, repr  string
+	}{
+		{"float then int", 3.0, int64(3), `{"3.0": "b"}`, `{3.0: 'b'}`},
+		{"int then float", int64(3), 3.0, `{"3": "b"}`, `{3: 'b'}`},
+		{"bool then int", true, int64(1), `{"true": "b"}`, `{True: 'b'}`},
+		{"int then bool", int64(0), false, `{"0": "b"}`, `{0: 'b'}`},
+		{"fraction", 2.5, 2.5, `{"2.5": "b"}`, `{2.5: 'b'}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			d := NewDict(c.first, "a")
+			d.Set(c.then, "b")
+			if got := MustJSON(d); got != c.json {
+				t.Errorf("json %s, want %s", got, c.json)
+			}
+			if got := Repr(d); got != c.repr {
+				t.Errorf("repr %s, want %s", got, c.repr)
+			}
+			if v, ok := DeepCopy(d).(*Dict).Get(c.then); !ok || v != "b" {
+				t.Errorf("copy: Get(%v) = %v, %v", c.then, v, ok)
+			}
+			if !Equal(d, NewDict(c.then, "b")) {
+				t.Error("not equal to the dict keyed by the equal key")
+			}
+			d.Delete(c.then)
+			if d.Len() != 0 || len(d.Keys()) != 0 {
+				t.Errorf("Delete(%v) left %v", c.then, d.Keys())
+			}
+		})
+	}
+	if Identical(NewDict(3.0, "a"), NewDict(int64(3), "a")) {
+		t.Error("dicts keyed 3.0 and 3 are Identical, but their texts differ")
+	}
+}

@@ -102,7 +102,7 @@ func writeRepr(b *strings.Builder, v any) {
 			}
 			writeRepr(b, k)
 			b.WriteString(": ")
-			writeRepr(b, x.m[k])
+			writeRepr(b, x.at(k))
 		}
 		b.WriteByte('}')
 	case Ellipsis:
