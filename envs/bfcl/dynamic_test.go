@@ -16,8 +16,8 @@ import (
 //
 //	python3 scripts/record_conformance.py REFERENCE --cases envs/bfcl/testdata/dynamic_typing_cases.jsonl > envs/bfcl/testdata/dynamic_typing.jsonl
 //
-// (REFERENCE as in that script; Python 3.11.7 and mpmath 1.3.0, as the
-// benchmark's own traces: mpmath 1.2.1 prints other digits).
+// (REFERENCE as in that script; Python 3.11.7 and mpmath 1.3.0, the
+// runtime of the benchmark's own traces).
 
 // readJSONLines decodes every line of a JSON Lines file.
 func readJSONLines(t *testing.T, path string) []*Dict {
