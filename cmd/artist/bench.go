@@ -29,6 +29,8 @@ type benchSettings struct {
 	steps, warmup           int // timed and untimed repetitions
 	seed                    int64
 	grpo                    bool // one GRPO-shaped step, phase by phase
+	allreduce               bool // the gradient all-reduce over an MPI job's ranks
+	floats                  int  // -allreduce size without a model
 }
 
 // benchReport is the JSON object artist bench prints.
@@ -72,8 +74,13 @@ func runBench(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.IntVar(&s.warmup, "warmup", 1, "untimed training steps first (the first compiles the graph)")
 	fs.Int64Var(&s.seed, "seed", 1, "seed of the random weights and tokens")
 	fs.BoolVar(&s.grpo, "grpo", false, "instead, time one GRPO-shaped step phase by phase (rollout of -decode-batch x -new-tokens, reference log-probs, update) with the peak RSS after each")
+	fs.BoolVar(&s.allreduce, "allreduce", false, "instead, under mpirun -np N: time the all-reduce of the model's gradient (float32, one per weight) against a copy of the same bytes")
+	fs.IntVar(&s.floats, "floats", 0, "with -allreduce: all-reduce this many float32 values instead of a model's gradient")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
+	}
+	if s.allreduce && s.floats > 0 {
+		return benchAllReduce(s.floats, s, stdout)
 	}
 	if err := s.validate(); err != nil {
 		fmt.Fprintf(stderr, "artist bench: %v\n", err)
@@ -89,6 +96,9 @@ func runBench(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	m, err := s.model(rng)
 	if err != nil {
 		return err
+	}
+	if s.allreduce {
+		return benchAllReduce(m.NumParams(), s, stdout)
 	}
 	if need := max(s.seq, s.prompt+s.newTokens); need > m.Config.MaxPositionEmbeddings {
 		return fmt.Errorf("the model holds %d positions (max_position_embeddings) but the run needs %d: lower -seq, -prompt or -new-tokens", m.Config.MaxPositionEmbeddings, need)
@@ -117,8 +127,11 @@ func runBench(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	return benchPrint(stdout, rep)
 }
 
-func benchPrint(w io.Writer, rep benchReport) error {
-	b, err := json.Marshal(rep)
+func benchPrint(w io.Writer, rep benchReport) error { return benchPrintJSON(w, rep) }
+
+// benchPrintJSON prints v as one line of JSON.
+func benchPrintJSON(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
