@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/rand"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -198,6 +199,9 @@ func TestMPIRank(t *testing.T) {
 	if !nilPanics() {
 		t.Error("a nil dereference after MPI_Init did not panic")
 	}
+	if err := underGC(c); err != nil {
+		t.Fatal(err)
+	}
 	rng := rand.New(rand.NewSource(int64(c.Rank())))
 	x := make([]float32, 1<<16)
 	for i := range x {
@@ -223,6 +227,54 @@ func TestMPIRank(t *testing.T) {
 			t.Errorf("rank %d's sum differs from rank %d's", k, c.Rank())
 		}
 	}
+}
+
+// underGC makes many small calls while the collector runs without pause:
+// memory MPI reads or writes must not move (a parked goroutine's stack
+// does) during a call.
+func underGC(c Collective) error {
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				runtime.GC()
+			}
+		}
+	}()
+	for i := range 100 {
+		growStack(200) // a large stack, mostly unused: the collector shrinks it
+		parts, err := AllGather(c, []byte(fmt.Sprintf("%d/%d", c.Rank(), i)))
+		if err != nil {
+			return err
+		}
+		for k, p := range parts {
+			if string(p) != fmt.Sprintf("%d/%d", k, i) {
+				return fmt.Errorf("rank %d, call %d: part %d is %q", c.Rank(), i, k, p)
+			}
+		}
+		x := []float64{float64(c.Rank() + i)}
+		if err := c.AllReduceFloat64(x); err != nil {
+			return err
+		}
+		if want := float64(c.Size()*i + c.Size()*(c.Size()-1)/2); x[0] != want {
+			return fmt.Errorf("rank %d, call %d: sum %v, want %v", c.Rank(), i, x[0], want)
+		}
+	}
+	return nil
+}
+
+// growStack grows the goroutine's stack by about depth KiB.
+func growStack(depth int) byte {
+	var pad [1024]byte
+	if depth == 0 {
+		return pad[0]
+	}
+	pad[depth%1024] = byte(depth)
+	return growStack(depth-1) + pad[(depth*7)%1024]
 }
 
 // nilPanics reports whether a nil dereference is still a Go panic: MPI

@@ -177,39 +177,47 @@ func (c *MPI) init() uintptr {
 func (c *MPI) Rank() int { return c.rank }
 func (c *MPI) Size() int { return c.size }
 
-// call runs fn(args) on the MPI thread and turns a non-zero return into an
-// error naming the operation. Open MPI's default error handler ends the
-// job on most errors before they could be returned.
-func (c *MPI) call(op string, fn uintptr, args ...uintptr) error {
+// run runs f, which makes one MPI call and returns its code, on the MPI
+// thread, and turns a non-zero code into an error naming op. Open MPI's
+// default error handler ends the job on most errors before they could be
+// returned.
+//
+// Memory handed to MPI must stay in place during the call, while the
+// calling goroutine is parked and its stack may be moved: the callers
+// capture each pointer in f, which escapes to the MPI thread, so what it
+// points to is on the heap (which does not move), and keep it alive
+// (runtime.KeepAlive) until the call has returned.
+func (c *MPI) run(op string, f func() uintptr) error {
 	var rc uintptr
-	c.do(func() { rc, _, _ = purego.SyscallN(fn, args...) })
+	c.do(func() { rc = f() })
 	if int32(rc) != 0 {
 		return fmt.Errorf("collective: %s failed on rank %d with MPI error %d", op, c.rank, int32(rc))
 	}
 	return nil
 }
 
+// syscall calls fn and returns its C int result.
+func syscall(fn uintptr, args ...uintptr) uintptr {
+	r, _, _ := purego.SyscallN(fn, args...)
+	return r
+}
+
 // AllReduceFloat32 sums buf over the ranks in place (MPI_Allreduce,
 // MPI_SUM). Open MPI chooses its algorithm from the number of ranks and
 // the message size alone, so the order of the additions is fixed for a
 // given job, and every rank receives the same result.
-func (c *MPI) AllReduceFloat32(buf []float32) error {
-	for lo := 0; lo < len(buf); lo += maxCount {
-		b := buf[lo:min(lo+maxCount, len(buf))]
-		err := c.call("MPI_Allreduce", c.fn.allreduce, ompiInPlace, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), c.tFloat, c.opSum, c.comm)
-		runtime.KeepAlive(b)
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func (c *MPI) AllReduceFloat32(buf []float32) error { return allReduceMPI(c, buf, c.tFloat) }
 
 // AllReduceFloat64 is AllReduceFloat32 for float64.
-func (c *MPI) AllReduceFloat64(buf []float64) error {
+func (c *MPI) AllReduceFloat64(buf []float64) error { return allReduceMPI(c, buf, c.tDouble) }
+
+func allReduceMPI[T float32 | float64](c *MPI, buf []T, datatype uintptr) error {
 	for lo := 0; lo < len(buf); lo += maxCount {
 		b := buf[lo:min(lo+maxCount, len(buf))]
-		err := c.call("MPI_Allreduce", c.fn.allreduce, ompiInPlace, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), c.tDouble, c.opSum, c.comm)
+		p := unsafe.Pointer(&b[0])
+		err := c.run("MPI_Allreduce", func() uintptr {
+			return syscall(c.fn.allreduce, ompiInPlace, uintptr(p), uintptr(len(b)), datatype, c.opSum, c.comm)
+		})
 		runtime.KeepAlive(b)
 		if err != nil {
 			return err
@@ -225,7 +233,10 @@ func (c *MPI) Broadcast(buf []byte, root int) error {
 	}
 	for lo := 0; lo < len(buf); lo += maxCount {
 		b := buf[lo:min(lo+maxCount, len(buf))]
-		err := c.call("MPI_Bcast", c.fn.bcast, uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)), c.tByte, uintptr(root), c.comm)
+		p := unsafe.Pointer(&b[0])
+		err := c.run("MPI_Bcast", func() uintptr {
+			return syscall(c.fn.bcast, uintptr(p), uintptr(len(b)), c.tByte, uintptr(root), c.comm)
+		})
 		runtime.KeepAlive(b)
 		if err != nil {
 			return err
@@ -244,9 +255,15 @@ func (c *MPI) Gather(data []byte, root int) ([][]byte, error) {
 	if len(data) > math.MaxInt32 {
 		return nil, fmt.Errorf("collective: Gather of %d bytes is over MPI's 2 GiB", len(data))
 	}
-	n := int32(len(data))
+	n := new(int32)
+	*n = int32(len(data))
 	lens := make([]int32, c.size)
-	if err := c.call("MPI_Gather", c.fn.gather, uintptr(unsafe.Pointer(&n)), 1, c.tInt, uintptr(unsafe.Pointer(&lens[0])), 1, c.tInt, uintptr(root), c.comm); err != nil {
+	pn, pl := unsafe.Pointer(n), unsafe.Pointer(&lens[0])
+	err := c.run("MPI_Gather", func() uintptr {
+		return syscall(c.fn.gather, uintptr(pn), 1, c.tInt, uintptr(pl), 1, c.tInt, uintptr(root), c.comm)
+	})
+	runtime.KeepAlive(n)
+	if err != nil {
 		return nil, err
 	}
 	displs := make([]int32, c.size)
@@ -260,9 +277,14 @@ func (c *MPI) Gather(data []byte, root int) ([][]byte, error) {
 	}
 	recv := make([]byte, total+1) // +1: a valid address when every rank sends nothing
 	send := append(data[:len(data):len(data)], 0)
-	err := c.call("MPI_Gatherv", c.fn.gatherv, uintptr(unsafe.Pointer(&send[0])), uintptr(n), c.tByte,
-		uintptr(unsafe.Pointer(&recv[0])), uintptr(unsafe.Pointer(&lens[0])), uintptr(unsafe.Pointer(&displs[0])), c.tByte, uintptr(root), c.comm)
+	ps, pr, pd := unsafe.Pointer(&send[0]), unsafe.Pointer(&recv[0]), unsafe.Pointer(&displs[0])
+	err = c.run("MPI_Gatherv", func() uintptr {
+		return syscall(c.fn.gatherv, uintptr(ps), uintptr(*n), c.tByte, uintptr(pr), uintptr(pl), uintptr(pd), c.tByte, uintptr(root), c.comm)
+	})
 	runtime.KeepAlive(send)
+	runtime.KeepAlive(recv)
+	runtime.KeepAlive(lens)
+	runtime.KeepAlive(displs)
 	if err != nil || c.rank != root {
 		return nil, err
 	}
@@ -274,7 +296,9 @@ func (c *MPI) Gather(data []byte, root int) ([][]byte, error) {
 }
 
 // Barrier waits for every rank (MPI_Barrier).
-func (c *MPI) Barrier() error { return c.call("MPI_Barrier", c.fn.barrier, c.comm) }
+func (c *MPI) Barrier() error {
+	return c.run("MPI_Barrier", func() uintptr { return syscall(c.fn.barrier, c.comm) })
+}
 
 // Abort writes msg and ends every rank of the job (MPI_Abort).
 func (c *MPI) Abort(code int, msg string) {
@@ -285,7 +309,7 @@ func (c *MPI) Abort(code int, msg string) {
 
 // Close finalises MPI (MPI_Finalize), after which the process may exit.
 func (c *MPI) Close() error {
-	err := c.call("MPI_Finalize", c.fn.finalize)
+	err := c.run("MPI_Finalize", func() uintptr { return syscall(c.fn.finalize) })
 	close(c.calls)
 	return err
 }
