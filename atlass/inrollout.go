@@ -11,6 +11,7 @@ import (
 	"github.com/artist-rl/artist/envs/toollib"
 	"github.com/artist-rl/artist/openai"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // PolicyChat is a Chat over the policy itself, for the phases inside
@@ -84,7 +85,7 @@ type EngineSolver struct {
 	Engine rollout.Engine
 	// Render is the prompt of a task whose snippets have tools defined;
 	// nil means EnginePrompt.
-	Render func(task envs.Task, tools []toollib.Tool, f rollout.Format) string
+	Render func(task envs.Task, tools []toollib.Tool, f format.Format) string
 	RNG    *rand.Rand // the sampling source; nil only at temperature 0
 }
 
@@ -112,10 +113,10 @@ func (s *EngineSolver) Solve(ctx context.Context, task envs.Task, tools []toolli
 
 // EnginePrompt is the solver's prompt on the rollout engine: how to run
 // code and answer in f's tags, the listing of tools, then the task.
-func EnginePrompt(task envs.Task, tools []toollib.Tool, f rollout.Format) string {
+func EnginePrompt(task envs.Task, tools []toollib.Tool, f format.Format) string {
 	return render(enginePrompt, map[string]any{
-		"Code": rollout.Open(f.Code), "EndCode": rollout.Close(f.Code), "Output": rollout.Open(f.Output),
-		"Answer": rollout.Open(f.Answer), "EndAnswer": rollout.Close(f.Answer), "Listing": toollib.Listing(tools), "Task": task.Prompt,
+		"Code": format.Open(f.Code), "EndCode": format.Close(f.Code), "Output": format.Open(f.Output),
+		"Answer": format.Open(f.Answer), "EndAnswer": format.Close(f.Answer), "Listing": toollib.Listing(tools), "Task": task.Prompt,
 	})
 }
 

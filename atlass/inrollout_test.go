@@ -9,6 +9,7 @@ import (
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/openai"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // byteTok is a tokenizer of one token per byte, EOS 256.
@@ -105,7 +106,7 @@ func TestPhasesInsideRollouts(t *testing.T) {
 	cfg.MaxResponseTokens, cfg.Temperature = 200, 0
 	p := &Pipeline{
 		Chat:   &PolicyChat{Policy: phases, Tokenizer: byteTok{}, Render: renderPlain, Config: rollout.CompleteConfig{MaxTokens: 400, TopP: 1}},
-		Solver: &EngineSolver{Engine: rollout.Engine{Policy: solver, Tokenizer: byteTok{}, Format: rollout.DefaultFormat(), Config: cfg}},
+		Solver: &EngineSolver{Engine: rollout.Engine{Policy: solver, Tokenizer: byteTok{}, Format: format.DefaultFormat(), Config: cfg}},
 		DB:     db, Code: code,
 	}
 	tr, err := p.Run(context.Background(), envs.Task{ID: "gcd", Prompt: "What is the greatest common divisor of 84 and 36?"})
@@ -131,7 +132,7 @@ func TestPhasesInsideRollouts(t *testing.T) {
 			masked.WriteString(byteTok{}.Decode(traj.Tokens[i : i+1]))
 		}
 	}
-	if got := masked.String(); got != rollout.ResultBlock(rollout.DefaultFormat(), "12\n") {
+	if got := masked.String(); got != format.ResultBlock(format.DefaultFormat(), "12\n") {
 		t.Errorf("the tokens outside the loss are %q, want only the tool's result block", got)
 	}
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/envs/toollib"
 	"github.com/artist-rl/artist/internal/atomicfile"
-	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // Pipeline runs the ATLASS phases on tasks. Set Chat, Solver, DB and
@@ -44,8 +44,8 @@ type Pipeline struct {
 	// RunID is recorded as the provenance run of generated tools (the
 	// command gives its output folder).
 	RunID string
-	// Format gives the answer tags (default rollout.DefaultFormat()).
-	Format rollout.Format
+	// Format gives the answer tags (default format.DefaultFormat()).
+	Format format.Format
 }
 
 func (p *Pipeline) tries() int {
@@ -58,10 +58,10 @@ func (p *Pipeline) tries() int {
 	return p.Retries + 1
 }
 
-func (p *Pipeline) maxAttempts() int       { return cmp.Or(p.MaxAttempts, 3) }
-func (p *Pipeline) candidates() int        { return cmp.Or(p.Candidates, 5) }
-func (p *Pipeline) approver() string       { return cmp.Or(p.Approver, "atlass -auto-approve") }
-func (p *Pipeline) format() rollout.Format { return cmp.Or(p.Format, rollout.DefaultFormat()) }
+func (p *Pipeline) maxAttempts() int      { return cmp.Or(p.MaxAttempts, 3) }
+func (p *Pipeline) candidates() int       { return cmp.Or(p.Candidates, 5) }
+func (p *Pipeline) approver() string      { return cmp.Or(p.Approver, "atlass -auto-approve") }
+func (p *Pipeline) format() format.Format { return cmp.Or(p.Format, format.DefaultFormat()) }
 
 // Status is how a task ended.
 type Status string

@@ -7,7 +7,7 @@ import (
 
 	"github.com/artist-rl/artist/atlass/atlasstest"
 	"github.com/artist-rl/artist/openai"
-	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // serveScript starts a server that plays the scripts testdata/NAME in
@@ -48,7 +48,7 @@ func lastUser(t *testing.T, req openai.ChatRequest) string {
 func (s *scripted) pipeline(db ToolDB, code *recorder) *Pipeline {
 	return &Pipeline{
 		Chat:   &ClientChat{Client: &openai.Client{URL: s.URL, Retries: -1}, Model: "scripted", Temperature: openai.Ptr(0.0)},
-		Solver: &ChatSolver{URL: s.URL, Model: "scripted", Retries: -1, Config: SolverConfig(), Format: rollout.DefaultFormat()},
+		Solver: &ChatSolver{URL: s.URL, Model: "scripted", Retries: -1, Config: SolverConfig(), Format: format.DefaultFormat()},
 		DB:     db,
 		Code:   code,
 	}

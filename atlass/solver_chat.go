@@ -12,6 +12,7 @@ import (
 	"github.com/artist-rl/artist/envs/toollib"
 	"github.com/artist-rl/artist/openai"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // ChatSolver is a Solver over an OpenAI-compatible chat-completions
@@ -26,7 +27,7 @@ type ChatSolver struct {
 	// Config holds the budgets and sampling (GroupSize is ignored);
 	// SolverConfig gives the defaults.
 	Config rollout.Config
-	Format rollout.Format
+	Format format.Format
 	Seed   int64 // the sampling seed at a temperature above 0
 }
 
@@ -42,7 +43,7 @@ var _ Solver = (*ChatSolver)(nil)
 
 // Prompt implements Solver: the system message, which lists the tools.
 func (s *ChatSolver) Prompt(_ envs.Task, tools []toollib.Tool) string {
-	return render(solverSystem, map[string]any{"Listing": toollib.Listing(tools), "Open": rollout.Open(s.Format.Answer), "Close": rollout.Close(s.Format.Answer)})
+	return render(solverSystem, map[string]any{"Listing": toollib.Listing(tools), "Open": format.Open(s.Format.Answer), "Close": format.Close(s.Format.Answer)})
 }
 
 // Solve implements Solver.

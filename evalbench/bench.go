@@ -5,7 +5,7 @@ import (
 
 	"github.com/artist-rl/artist/envs/family"
 	"github.com/artist-rl/artist/reward"
-	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // Bench is one benchmark, opened by the task family that registered it.
@@ -22,7 +22,7 @@ type Bench struct {
 // Open loads benchmark name from dataDir through its family.
 // section(familyName) is the family's config section (a run's
 // Config.Task.Section); f names the tags of the rollout text.
-func Open(dataDir, name string, section func(familyName string) any, f rollout.Format) (*Bench, error) {
+func Open(dataDir, name string, section func(familyName string) any, f format.Format) (*Bench, error) {
 	fam, err := family.BenchmarkFamily(name)
 	if err != nil {
 		return nil, fmt.Errorf("evalbench: %w", err)

@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // TestBenchToolKind: a benchmark runs the tool its family understands,
@@ -24,7 +24,7 @@ func TestBenchToolKind(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.bench+"/"+c.kind, func(t *testing.T) {
-			b, err := Open(root, c.bench, func(string) any { return nil }, rollout.DefaultFormat())
+			b, err := Open(root, c.bench, func(string) any { return nil }, format.DefaultFormat())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -33,7 +33,7 @@ func TestBenchToolKind(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Open(root, "gsm8k", func(string) any { return nil }, rollout.DefaultFormat()); err == nil {
+	if _, err := Open(root, "gsm8k", func(string) any { return nil }, format.DefaultFormat()); err == nil {
 		t.Error("an unknown benchmark opened")
 	}
 }

@@ -8,10 +8,11 @@ import (
 
 	"github.com/artist-rl/artist/envs/bfcl"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // fcFormat is the function-calling format of the paper.
-var fcFormat = rollout.Format{Think: "reasoning", Code: "tool", Output: "tool_result", Answer: "answer"}
+var fcFormat = format.Format{Think: "reasoning", Code: "tool", Output: "tool_result", Answer: "answer"}
 
 // conversation is a rollout that makes the given calls, one tool block per
 // turn, in a conversation of turns turns.

@@ -19,6 +19,7 @@ import (
 	"github.com/artist-rl/artist/internal/datadir"
 	"github.com/artist-rl/artist/reward/mathgrade"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 func TestPassAtK(t *testing.T) {
@@ -124,7 +125,7 @@ func scoreFixture() ([]envs.Task, []Rollout) {
 
 func TestScore(t *testing.T) {
 	tasks, rolls := scoreFixture()
-	samples, got := Score("toy", tasks, rolls, 2, rollout.DefaultFormat())
+	samples, got := Score("toy", tasks, rolls, 2, format.DefaultFormat())
 	want := Summary{
 		Bench: "toy", Problems: 2, K: 2,
 		Pass1:         (0.5 + 1) / 2,
@@ -177,7 +178,7 @@ func TestRunChunksAndWrites(t *testing.T) {
 	}
 	gen := &fixed{}
 	var progress []int
-	opts := Options{Bench: "toy", K: 3, Format: rollout.DefaultFormat(), Chunk: 2,
+	opts := Options{Bench: "toy", K: 3, Format: format.DefaultFormat(), Chunk: 2,
 		Progress: func(done, total int, _ time.Duration) { progress = append(progress, done, total) }}
 	samples, sum, err := Run(context.Background(), gen, tasks, opts, nil)
 	if err != nil {
@@ -267,7 +268,7 @@ func TestLoadBenchmarks(t *testing.T) {
 				if env, ok := strings.CutPrefix(name, taubench.BenchmarkPrefix); ok {
 					rel = "tau_bench/" + env
 				}
-				b, err := Open(r.root(t, rel), name, func(string) any { return nil }, rollout.DefaultFormat())
+				b, err := Open(r.root(t, rel), name, func(string) any { return nil }, format.DefaultFormat())
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -296,7 +297,7 @@ func BenchmarkScore(b *testing.B) {
 			}
 			b.ResetTimer()
 			for b.Loop() {
-				Score("bench", tasks, rolls, 4, rollout.DefaultFormat())
+				Score("bench", tasks, rolls, 4, format.DefaultFormat())
 			}
 			b.ReportMetric(float64(len(rolls)*b.N)/b.Elapsed().Seconds(), "samples/s")
 		})

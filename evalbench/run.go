@@ -7,14 +7,14 @@ import (
 	"time"
 
 	"github.com/artist-rl/artist/envs"
-	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // Options configures Run.
 type Options struct {
 	Bench  string
 	K      int // samples per problem (at least 1)
-	Format rollout.Format
+	Format format.Format
 	// Chunk is how many problems are generated together (default 16);
 	// progress is reported after each chunk.
 	Chunk int

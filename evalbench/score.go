@@ -7,6 +7,7 @@ import (
 	"github.com/artist-rl/artist/envs/family"
 	"github.com/artist-rl/artist/reward"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // Judge decides whether a rollout solved its task; every family.Set is
@@ -32,7 +33,7 @@ type Scorer struct {
 // Score grades rollouts of tasks, k per task grouped contiguously (as a
 // Generator returns them), and summarises them. It panics when
 // len(rolls) != k*len(tasks) (a programmer error).
-func Score(bench string, tasks []envs.Task, rolls []Rollout, k int, f rollout.Format) ([]Sample, Summary) {
+func Score(bench string, tasks []envs.Task, rolls []Rollout, k int, f format.Format) ([]Sample, Summary) {
 	return Scorer{Bench: bench, Judge: reward.Answers{Format: f}}.Score(tasks, rolls, k)
 }
 

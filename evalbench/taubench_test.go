@@ -14,6 +14,7 @@ import (
 	"github.com/artist-rl/artist/internal/pyval"
 	"github.com/artist-rl/artist/openai"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // tauAgent serves /v1/completions as a scripted tau-bench agent: gold
@@ -48,7 +49,7 @@ func tauAgent(t *testing.T, tasks []taubench.Task, gold bool) *httptest.Server {
 		}
 		var stop any // the end-of-sequence token, or the closing tool tag
 		if strings.HasPrefix(text, "<reasoning>") {
-			stop = rollout.Close(fcFormat.Code)
+			stop = format.Close(fcFormat.Code)
 		}
 		json.NewEncoder(w).Encode(map[string]any{
 			"choices": []any{map[string]any{"text": text, "finish_reason": "stop", "stop_reason": stop}},

@@ -6,6 +6,7 @@ import (
 	"github.com/artist-rl/artist/envs/family"
 	"github.com/artist-rl/artist/reward/mathgrade"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // Answers judges tasks that have gold final answers, for the task
@@ -13,7 +14,7 @@ import (
 // extracted from its response (mathgrade.Extract) equals the gold one
 // (mathgrade.Equal).
 type Answers struct {
-	Format rollout.Format
+	Format format.Format
 }
 
 var _ family.Voter = Answers{}

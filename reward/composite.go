@@ -10,13 +10,14 @@ import (
 
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // Env is what a component is built from: the rollout's format and what
 // the task family supplies.
 type Env struct {
 	// Format names the tags of the rollout text; it must be valid.
-	Format rollout.Format
+	Format format.Format
 	// Supplies are the values a task family provides for its components
 	// (for example a bfcl.Scope: the data and category that the
 	// function-calling rewards replay); a component takes the ones it

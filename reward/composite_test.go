@@ -7,10 +7,11 @@ import (
 
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 func TestLookup(t *testing.T) {
-	f := rollout.DefaultFormat()
+	f := format.DefaultFormat()
 	for _, name := range []string{"answer", "format_relaxed", "format_strict", "tool_success"} {
 		t.Run(name, func(t *testing.T) {
 			fn, err := Lookup(name, Env{Format: f})
@@ -31,14 +32,14 @@ func TestLookup(t *testing.T) {
 		}
 	})
 	t.Run("invalid format", func(t *testing.T) {
-		if _, err := Lookup("answer", Env{Format: rollout.Format{Think: "t"}}); err == nil {
+		if _, err := Lookup("answer", Env{Format: format.Format{Think: "t"}}); err == nil {
 			t.Error("want an error for an incomplete format")
 		}
 	})
 }
 
 func TestNewCompositeErrors(t *testing.T) {
-	f := rollout.DefaultFormat()
+	f := format.DefaultFormat()
 	cases := []struct {
 		name    string
 		weights map[string]float64
@@ -60,7 +61,7 @@ func TestNewCompositeErrors(t *testing.T) {
 }
 
 func TestCompositeScore(t *testing.T) {
-	f := rollout.DefaultFormat()
+	f := format.DefaultFormat()
 	full := &rollout.Trajectory{Response: full, Calls: []rollout.Call{ok()}}
 	direct := &rollout.Trajectory{Response: direct}
 	cases := []struct {
@@ -105,7 +106,7 @@ func TestCompositeScore(t *testing.T) {
 }
 
 func TestCompositeSorted(t *testing.T) {
-	comp, err := NewComposite(DefaultWeights(), Env{Format: rollout.DefaultFormat()})
+	comp, err := NewComposite(DefaultWeights(), Env{Format: format.DefaultFormat()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +131,7 @@ func TestRegisterDuplicatePanics(t *testing.T) {
 }
 
 func BenchmarkCompositeScore(b *testing.B) {
-	comp, err := NewComposite(DefaultWeights(), Env{Format: rollout.DefaultFormat()})
+	comp, err := NewComposite(DefaultWeights(), Env{Format: format.DefaultFormat()})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -4,7 +4,7 @@
 // Every component is a plain Func of a trajectory and its task, and reads
 // only t.Response (the decoded text after the prompt, tool results included
 // as output blocks written by the engine) and t.Calls. Tag names come from a
-// rollout.Format, never from literals. The math components, with the
+// format.Format, never from literals. The math components, with the
 // paper's values (total at most 4 under DefaultWeights):
 //
 //	answer          2 if the final answer equals the gold answer, else 0

@@ -6,10 +6,11 @@ import (
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/reward"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 func ExampleComposite_Score() {
-	f := rollout.DefaultFormat()
+	f := format.DefaultFormat()
 	comp, err := reward.NewComposite(reward.DefaultWeights(), reward.Env{Format: f})
 	if err != nil {
 		panic(err)

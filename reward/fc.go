@@ -8,6 +8,7 @@ import (
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/envs/bfcl"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // Paper's reward values (ARTIST, function calling).
@@ -30,7 +31,7 @@ type FC struct {
 	data     *bfcl.Data
 	entries  map[string]bfcl.Entry
 	params   map[string][]string // function name -> parameter names in signature order
-	format   rollout.Format
+	format   format.Format
 	category string
 
 	mu   sync.Mutex
@@ -49,7 +50,7 @@ type goldEnd struct {
 // unreadable category or documentation, or an invalid format, is an error.
 // The function-calling text reads the format's think tag as reasoning,
 // its code tag as the calls and its output tag as their results.
-func NewFC(d *bfcl.Data, category string, f rollout.Format) (*FC, error) {
+func NewFC(d *bfcl.Data, category string, f format.Format) (*FC, error) {
 	if err := f.Validate(); err != nil {
 		return nil, fmt.Errorf("reward: fc: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // FormatFC scores 0.025 for each of the reasoning, tool and result tag
@@ -28,7 +29,7 @@ import (
 // Text outside blocks (replies and user messages of later turns) is
 // allowed, but a tag of the format outside a well-formed block (an
 // unclosed block or a stray closing tag) breaks the order.
-func FormatFC(f rollout.Format) Func {
+func FormatFC(f format.Format) Func {
 	names := fcNames(f)
 	return func(t *rollout.Trajectory, _ envs.Task) (float64, bool) {
 		score := 0.0
@@ -46,7 +47,7 @@ func FormatFC(f rollout.Format) Func {
 
 // fcNames are the reasoning, tool and result tags of the
 // function-calling text, indexed by the block kinds below.
-func fcNames(f rollout.Format) [3]string { return [3]string{f.Think, f.Code, f.Output} }
+func fcNames(f format.Format) [3]string { return [3]string{f.Think, f.Code, f.Output} }
 
 // Block kinds of the function-calling text, indexes into fcNames.
 const (
@@ -63,7 +64,7 @@ func fcBlocks(s string, names [3]string) (seq []int, ok bool) {
 		if at < 0 {
 			return seq, true
 		}
-		open := rollout.Open(names[k])
+		open := format.Open(names[k])
 		if !strings.HasPrefix(s[at:], open) {
 			return nil, false
 		}
@@ -81,7 +82,7 @@ func fcBlocks(s string, names [3]string) (seq []int, ok bool) {
 func nextTag(s string, names [3]string) (kind, at int) {
 	at = -1
 	for k, n := range names {
-		for _, tag := range [2]string{rollout.Open(n), rollout.Close(n)} {
+		for _, tag := range [2]string{format.Open(n), format.Close(n)} {
 			if i := strings.Index(s, tag); i >= 0 && (at < 0 || i < at) {
 				kind, at = k, i
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/artist-rl/artist/envs/bfcl"
 	"github.com/artist-rl/artist/internal/datadir"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // bfclDir holds hand-made entries in the BFCL v3 format (testdata at the
@@ -20,7 +21,7 @@ var bfclDir = filepath.Join("..", "testdata", "bfcl_v3")
 
 // fcFormat is the function-calling format of the paper: reasoning, tool
 // and tool_result in the think, code and output tags.
-var fcFormat = rollout.Format{Think: "reasoning", Code: "tool", Output: "tool_result", Answer: "answer"}
+var fcFormat = format.Format{Think: "reasoning", Code: "tool", Output: "tool_result", Answer: "answer"}
 
 var (
 	fcOnce sync.Once
@@ -254,7 +255,7 @@ func TestFormatFC(t *testing.T) {
 }
 
 func TestFormatFCCustomTags(t *testing.T) {
-	f := FormatFC(rollout.Format{Think: "think", Code: "call", Output: "out", Answer: "answer"})
+	f := FormatFC(format.Format{Think: "think", Code: "call", Output: "out", Answer: "answer"})
 	s, _ := f(&rollout.Trajectory{Response: "<think>a</think><call>ls()</call><out>x</out>"}, envs.Task{})
 	d, _ := FormatFC(fcFormat)(&rollout.Trajectory{Response: "<think>a</think><call>ls()</call><out>x</out>"}, envs.Task{})
 	if math.Abs(s-0.175) > 1e-12 || d != 0 {

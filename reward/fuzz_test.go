@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 func FuzzFormatStrict(f *testing.F) {
 	f.Add("plan", "fmt.Println(1)", "1\n", "again", "1", "")
 	f.Add("", "", "", "", "", " ")
 	f.Add("<think>", "</code>", "<answer>", "x", "</answer>", "a")
-	fm := rollout.DefaultFormat()
+	fm := format.DefaultFormat()
 	strict, relaxed := FormatStrict(fm), FormatRelaxed(fm)
 	f.Fuzz(func(t *testing.T, th, code, out, late, ans, junk string) {
 		r := "<think>" + th + "</think><code>" + code + "</code><output>" + out + "</output>" +

@@ -7,6 +7,7 @@ import (
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/reward/mathgrade"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // Func scores one trajectory of a task. applies is false when the component
@@ -24,7 +25,7 @@ const (
 // Answer scores 2 when the answer extracted from t.Response (see
 // mathgrade.Extract) equals task.Answer (see mathgrade.Equal), else 0. It
 // does not apply to a task whose gold answer is blank.
-func Answer(f rollout.Format) Func {
+func Answer(f format.Format) Func {
 	return func(t *rollout.Trajectory, task envs.Task) (float64, bool) {
 		if strings.TrimSpace(task.Answer) == "" {
 			return 0, false
@@ -38,7 +39,7 @@ func Answer(f rollout.Format) Func {
 
 // Correct reports whether the answer extracted from t.Response equals the
 // gold task.Answer. It is the accuracy (pass@1) criterion.
-func Correct(t *rollout.Trajectory, task envs.Task, f rollout.Format) bool {
+func Correct(t *rollout.Trajectory, task envs.Task, f format.Format) bool {
 	pred, ok := mathgrade.Extract(t.Response, f)
 	return ok && mathgrade.Equal(pred, task.Answer)
 }
@@ -48,10 +49,10 @@ func Correct(t *rollout.Trajectory, task envs.Task, f rollout.Format) bool {
 // followed, anywhere later, by its closing tag; at most 0.5. It always
 // applies.
 //
-// In the art style of f the four parts are the kinds of rollout.Piece:
+// In the art style of f the four parts are the kinds of format.Piece:
 // 0.125 for each of a reasoning line, a call line ended by its newline, a
 // result line ("#n: …") and an answer line present in t.Response.
-func FormatRelaxed(f rollout.Format) Func {
+func FormatRelaxed(f format.Format) Func {
 	if f.ART() {
 		return artRelaxed(f)
 	}
@@ -68,8 +69,8 @@ func FormatRelaxed(f rollout.Format) Func {
 }
 
 func hasPair(s, name string) bool {
-	i := strings.Index(s, rollout.Open(name))
-	return i >= 0 && strings.Contains(s[i+len(rollout.Open(name)):], rollout.Close(name))
+	i := strings.Index(s, format.Open(name))
+	return i >= 0 && strings.Contains(s[i+len(format.Open(name)):], format.Close(name))
 }
 
 // FormatStrict scores 0.5 when t.Response is, apart from whitespace between
@@ -86,13 +87,13 @@ func hasPair(s, name string) bool {
 // tags); the text of an output block is the tool's and is not inspected. Any
 // other text outside blocks scores 0. It always applies.
 //
-// In the art style of f the blocks are the pieces of rollout.Format.Pieces
+// In the art style of f the blocks are the pieces of format.Format.Pieces
 // (T reasoning lines, C a call line, O its result lines, A the answer
 // line) and the response must be in the same language T (C O T?)+ A; in
 // addition the k-th result must be numbered #k (the engine numbers them
 // so: a result line the policy wrote itself breaks the order) and the
 // answer must not be empty. Blank lines may stand anywhere.
-func FormatStrict(f rollout.Format) Func {
+func FormatStrict(f format.Format) Func {
 	if f.ART() {
 		return artStrict(f)
 	}
@@ -117,7 +118,7 @@ const (
 
 // scanBlocks splits s into blocks separated by whitespace; ok is false when
 // s holds anything else.
-func scanBlocks(s string, f rollout.Format) (seq []block, ok bool) {
+func scanBlocks(s string, f format.Format) (seq []block, ok bool) {
 	names := [...]string{think: f.Think, code: f.Code, output: f.Output, answer: f.Answer}
 	for {
 		s = strings.TrimLeftFunc(s, unicode.IsSpace)
@@ -128,7 +129,7 @@ func scanBlocks(s string, f rollout.Format) (seq []block, ok bool) {
 		if !found {
 			return nil, false
 		}
-		rest, ok := closeBlock(s[len(rollout.Open(names[k])):], names[:], int(k), int(output))
+		rest, ok := closeBlock(s[len(format.Open(names[k])):], names[:], int(k), int(output))
 		if !ok {
 			return nil, false
 		}
@@ -144,16 +145,16 @@ func scanBlocks(s string, f rollout.Format) (seq []block, ok bool) {
 // tool's result, whose text is not the policy's), its body holds a tag of
 // names.
 func closeBlock(s string, names []string, k, opaque int) (rest string, ok bool) {
-	end := strings.Index(s, rollout.Close(names[k]))
+	end := strings.Index(s, format.Close(names[k]))
 	if end < 0 || k != opaque && hasTag(s[:end], names) {
 		return "", false
 	}
-	return s[end+len(rollout.Close(names[k])):], true
+	return s[end+len(format.Close(names[k])):], true
 }
 
 func openingAt(s string, names []string) (block, bool) {
 	for k, n := range names {
-		if strings.HasPrefix(s, rollout.Open(n)) {
+		if strings.HasPrefix(s, format.Open(n)) {
 			return block(k), true
 		}
 	}
@@ -162,7 +163,7 @@ func openingAt(s string, names []string) (block, bool) {
 
 func hasTag(s string, names []string) bool {
 	for _, n := range names {
-		if strings.Contains(s, rollout.Open(n)) || strings.Contains(s, rollout.Close(n)) {
+		if strings.Contains(s, format.Open(n)) || strings.Contains(s, format.Close(n)) {
 			return true
 		}
 	}
@@ -203,9 +204,9 @@ func strictOrder(seq []block) bool {
 
 // pieceBlock maps the kinds of art-style pieces onto the blocks of the
 // tags style.
-var pieceBlock = [...]block{rollout.PieceText: think, rollout.PieceCall: code, rollout.PieceResult: output, rollout.PieceAnswer: answer}
+var pieceBlock = [...]block{format.PieceText: think, format.PieceCall: code, format.PieceResult: output, format.PieceAnswer: answer}
 
-func artRelaxed(f rollout.Format) Func {
+func artRelaxed(f format.Format) Func {
 	return func(t *rollout.Trajectory, _ envs.Task) (float64, bool) {
 		var seen [4]bool
 		for _, p := range f.Pieces(t.Response) {
@@ -221,7 +222,7 @@ func artRelaxed(f rollout.Format) Func {
 	}
 }
 
-func artStrict(f rollout.Format) Func {
+func artStrict(f format.Format) Func {
 	return func(t *rollout.Trajectory, _ envs.Task) (float64, bool) {
 		pieces := f.Pieces(t.Response)
 		seq := make([]block, len(pieces))
@@ -229,11 +230,11 @@ func artStrict(f rollout.Format) Func {
 		for i, p := range pieces {
 			seq[i] = pieceBlock[p.Kind]
 			switch p.Kind {
-			case rollout.PieceResult:
+			case format.PieceResult:
 				if results++; p.N != results {
 					return 0, true
 				}
-			case rollout.PieceAnswer:
+			case format.PieceAnswer:
 				if p.Text == "" {
 					return 0, true
 				}

@@ -6,9 +6,10 @@ import (
 
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
-func artFormat() rollout.Format { f := rollout.DefaultFormat(); f.Style = rollout.StyleART; return f }
+func artFormat() format.Format { f := format.DefaultFormat(); f.Style = format.StyleART; return f }
 
 // TestComponentsART scores hand-written art-style responses with every
 // math component.

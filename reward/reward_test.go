@@ -7,6 +7,7 @@ import (
 
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 func task(answer string) envs.Task {
@@ -40,7 +41,7 @@ const (
 type scores struct{ answer, relaxed, strict, tool float64 }
 
 func TestComponents(t *testing.T) {
-	f := rollout.DefaultFormat()
+	f := format.DefaultFormat()
 	cases := []struct {
 		name     string
 		response string
@@ -101,7 +102,7 @@ func TestStrictGrammar(t *testing.T) {
 		"TOCA": false, "TCCOA": false, "TCOACOA": false, "TCO": false,
 	}
 	tags := map[rune]string{'T': "think", 'C': "code", 'O': "output", 'A': "answer"}
-	strict := FormatStrict(rollout.DefaultFormat())
+	strict := FormatStrict(format.DefaultFormat())
 	for seq, want := range cases {
 		t.Run(seq, func(t *testing.T) {
 			var b strings.Builder
@@ -133,7 +134,7 @@ func TestFormatStrictBoundedTime(t *testing.T) {
 		"answer is":       strings.Repeat("answer is ", 1<<14),
 		"backslashes":     strings.Repeat(`\`, 1<<16),
 	}
-	strict := FormatStrict(rollout.DefaultFormat())
+	strict := FormatStrict(format.DefaultFormat())
 	for name, r := range responses {
 		t.Run(name, func(t *testing.T) {
 			start := time.Now()
@@ -146,7 +147,7 @@ func TestFormatStrictBoundedTime(t *testing.T) {
 }
 
 func TestOutputBlockNotInspected(t *testing.T) {
-	f := rollout.DefaultFormat()
+	f := format.DefaultFormat()
 	r := "<think>a</think><code>x</code><output><think><answer>0</answer><code></output><answer>42</answer>"
 	tr := &rollout.Trajectory{Response: r, Calls: []rollout.Call{ok()}}
 	if s, _ := FormatStrict(f)(tr, task("42")); s != strictScore {
@@ -160,13 +161,13 @@ func TestOutputBlockNotInspected(t *testing.T) {
 // TestCustomTags rewrites the responses with other tag names: the scores
 // must not change, and the default-tag responses must score no format.
 func TestCustomTags(t *testing.T) {
-	f := rollout.Format{Think: "reasoning", Code: "python", Output: "result", Answer: "final"}
+	f := format.Format{Think: "reasoning", Code: "python", Output: "result", Answer: "final"}
 	swap := strings.NewReplacer("think>", "reasoning>", "code>", "python>", "output>", "result>", "answer>", "final>")
 	for _, r := range []string{full, direct, twoCalls, nested} {
 		tr := &rollout.Trajectory{Response: r, Calls: []rollout.Call{ok()}}
 		custom := &rollout.Trajectory{Response: swap.Replace(r), Calls: tr.Calls}
 		for _, name := range Names() {
-			def, err := Lookup(name, Env{Format: rollout.DefaultFormat()})
+			def, err := Lookup(name, Env{Format: format.DefaultFormat()})
 			if err != nil {
 				continue // a component that needs a family's supplies
 			}
@@ -184,7 +185,7 @@ func TestCustomTags(t *testing.T) {
 }
 
 func TestAnswerNotApplies(t *testing.T) {
-	f := rollout.DefaultFormat()
+	f := format.DefaultFormat()
 	tr := &rollout.Trajectory{Response: direct}
 	if s, applies := Answer(f)(tr, task("  ")); s != 0 || applies {
 		t.Errorf("Answer on a task without gold = %v, %v; want 0, false", s, applies)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // BenchmarkRun measures the engine alone: the fake policy returns fixed
@@ -31,7 +32,7 @@ func benchRun(b *testing.B, tok *charTok, V int, topP float64) {
 		logits[eosID] = -1e9 // every row spends its whole budget
 		cfg := DefaultConfig()
 		cfg.MaxToolCalls, cfg.TopP = 0, topP
-		e := &Engine{Policy: fixedPolicy{logits}, Tokenizer: tok, Format: DefaultFormat(), Config: cfg}
+		e := &Engine{Policy: fixedPolicy{logits}, Tokenizer: tok, Format: format.DefaultFormat(), Config: cfg}
 		tasks := make([]envs.Task, 8)
 		tokens := 0
 		for b.Loop() {

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // Demo is one ART-style demonstration: a worked solution of a task whose
@@ -32,9 +33,6 @@ func (d Demo) Response() string {
 	return b.String()
 }
 
-// Block is body between the opening and closing tags of name.
-func Block(name, body string) string { return Open(name) + body + Close(name) }
-
 // Program writes a demonstration's segments in a format's style
 // (Format.ThinkText, CallText, ResultText, AnswerText), so that a family
 // writes one solution for both styles: the policy's text accumulates until
@@ -42,14 +40,14 @@ func Block(name, body string) string { return Open(name) + body + Close(name) }
 // Results are numbered by the calls made so far, as the engine numbers
 // them.
 type Program struct {
-	f     Format
+	f     format.Format
 	segs  []Segment
 	text  strings.Builder
 	calls int
 }
 
 // NewProgram starts an empty program in f.
-func NewProgram(f Format) *Program { return &Program{f: f} }
+func NewProgram(f format.Format) *Program { return &Program{f: f} }
 
 // Think adds reasoning.
 func (p *Program) Think(text string) *Program { p.text.WriteString(p.f.ThinkText(text)); return p }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // TruncationMark stands between the head and the tail of a tool result cut
@@ -35,7 +36,7 @@ type Engine struct {
 	// Tool runs the code of each call; it may be nil when
 	// Config.MaxToolCalls is 0. envs.Disabled is the no-tool ablation.
 	Tool   envs.Tool
-	Format Format
+	Format format.Format
 	Config Config
 	// Prompt renders a task as the text the policy continues; nil means
 	// task.Prompt + "\n".
@@ -243,16 +244,16 @@ func (e *Engine) newRunner() (*runner, error) {
 		cfg:         e.Config,
 		sampler:     sampler{temperature: e.Config.Temperature, topP: e.Config.TopP},
 		stops:       StopIDs(tok),
-		openCode:    Open(f.Code),
-		closeCode:   Close(f.Code),
-		closeAnswer: Close(f.Answer),
-		openOut:     tok.Encode(f.resultOpen(1)),
-		closeOut:    tok.Encode(f.resultClose()),
+		openCode:    format.Open(f.Code),
+		closeCode:   format.Close(f.Code),
+		closeAnswer: format.Close(f.Answer),
+		openOut:     tok.Encode(f.ResultOpen(1)),
+		closeOut:    tok.Encode(f.ResultClose()),
 		mark:        tok.Encode(TruncationMark),
 	}
 	r.maxOpen = len(r.openOut)
 	for n := 1; f.ART() && n <= r.cfg.MaxToolCalls; n++ {
-		r.maxOpen = max(r.maxOpen, len(tok.Encode("\n"+f.resultOpen(n))))
+		r.maxOpen = max(r.maxOpen, len(tok.Encode("\n"+f.ResultOpen(n))))
 	}
 	if tok.Decode(r.mark) != TruncationMark {
 		r.mark = tok.Encode(asciiTruncationMark)
@@ -384,9 +385,9 @@ func (r *runner) advance(w *row, tok int, lp float32) {
 		return
 	}
 	switch ev, code := r.event(w.seg); ev {
-	case lineAnswer:
+	case format.EventAnswer:
 		r.endTurn(w, StopAnswer)
-	case lineCall:
+	case format.EventCall:
 		w.traj.markCall(r.callTokens(w.seg))
 		if len(w.traj.Calls) >= r.cfg.MaxToolCalls {
 			w.end(StopMaxTurns)
@@ -461,7 +462,7 @@ func closeTools(rows []*row) {
 // it.
 func (r *runner) apply(w *row, res envs.Result) {
 	f, n := r.e.Format, len(w.traj.Calls)+1
-	body, cut := fitResult(r.e.Tokenizer.Encode(f.resultBody(n, res)), r.cfg.MaxResultTokens, r.mark)
+	body, cut := fitResult(r.e.Tokenizer.Encode(f.ResultBody(n, res.Output)), r.cfg.MaxResultTokens, r.mark)
 	w.loop.record(w.code, res, cut)
 	open := r.openOut
 	if f.ART() && (n > 1 || !strings.HasSuffix(r.fresh(w.seg), "\n")) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/openai"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // artTok has the art style's markers ([code], Ans:) as single tokens.
@@ -25,7 +26,7 @@ func artTurns(segs ...string) nextFunc {
 			if i := strings.IndexByte(resp[pos:], '\n'); i >= 0 {
 				end = pos + i + 1
 			}
-			if n, text, ok := ResultLine(strings.TrimSuffix(resp[pos:end], "\n")); ok && strings.HasSuffix(resp[pos:end], "\n") {
+			if n, text, ok := format.ResultLine(strings.TrimSuffix(resp[pos:end], "\n")); ok && strings.HasSuffix(resp[pos:end], "\n") {
 				if n != k {
 					k, out = n, text
 				} else {

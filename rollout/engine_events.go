@@ -3,29 +3,33 @@ package rollout
 // The engine's detection of what a sampled token finished: a tool call
 // to run or an answer that ends the turn, in either style of Format.
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/artist-rl/artist/rollout/format"
+)
 
 // event says what the last token of seg finished: a call (with its
 // input), an answer, or nothing. In the tags style that is a closing code
 // or answer tag (closed); in the art style, a newline that ends a call or
 // answer line (Format.artEvent), the segment's start counting as a line
 // start.
-func (r *runner) event(seg []int) (lineEvent, string) {
+func (r *runner) event(seg []int) (format.Event, string) {
 	if !r.e.Format.ART() {
 		switch r.closed(seg) {
 		case r.closeAnswer:
-			return lineAnswer, ""
+			return format.EventAnswer, ""
 		case r.closeCode:
-			return lineCall, r.codeInput(seg)
+			return format.EventCall, r.codeInput(seg)
 		}
-		return lineNone, ""
+		return format.EventNone, ""
 	}
 	fresh := r.fresh(seg)
 	if fresh == "" || !strings.Contains(fresh, "\n") {
-		return lineNone, ""
+		return format.EventNone, ""
 	}
 	text := r.e.Tokenizer.Decode(seg)
-	return r.e.Format.artEvent(text, max(0, len(text)-len(fresh)))
+	return r.e.Format.LineEvent(text, max(0, len(text)-len(fresh)))
 }
 
 // fresh is the text the last token of seg added.
@@ -78,9 +82,9 @@ func (r *runner) codeInput(seg []int) string {
 // first, so the result still starts a line.
 func (r *runner) artOpen(seg []int, n int) string {
 	if strings.HasSuffix(r.fresh(seg), "\n") {
-		return r.e.Format.resultOpen(n)
+		return r.e.Format.ResultOpen(n)
 	}
-	return "\n" + r.e.Format.resultOpen(n)
+	return "\n" + r.e.Format.ResultOpen(n)
 }
 
 // callTokens is how many tokens at the end of seg, whose last token just

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // one-hot enough: a non-target token has probability below 1e-15.
@@ -27,7 +28,7 @@ func setup(tok *charTok, next nextFunc, peak float32, tool envs.Tool, edit func(
 	if edit != nil {
 		edit(&cfg)
 	}
-	return &Engine{Policy: p, Tokenizer: tok, Tool: tool, Format: DefaultFormat(), Config: cfg}, p
+	return &Engine{Policy: p, Tokenizer: tok, Tool: tool, Format: format.DefaultFormat(), Config: cfg}, p
 }
 
 // run runs e and checks the invariants every result must hold.
@@ -254,7 +255,7 @@ func TestRunTruncatesResults(t *testing.T) {
 		cut   bool
 	}{
 		{"mark", taggedTok(), 10, "01234…wxyz", true},
-		{"ascii mark when … is unknown", newCharTok(false, DefaultFormat().Tags()...), 10, "0123...xyz", true},
+		{"ascii mark when … is unknown", newCharTok(false, format.DefaultFormat().Tags()...), 10, "0123...xyz", true},
 		{"odd room", taggedTok(), 8, "0123…xyz", true},
 		{"fits", taggedTok(), 36, "0123456789abcdefghijklmnopqrstuvwxyz", false},
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // In the art style the policy writes ART's program lines: the engine
@@ -12,8 +13,8 @@ import (
 // "#1: …" (masked out of the loss) and ends the rollout at the newline of
 // the "Ans: …" line.
 func ExampleEngine_Run_art() {
-	f := DefaultFormat()
-	f.Style = StyleART
+	f := format.DefaultFormat()
+	f.Style = format.StyleART
 	tok := newCharTok(true, f.Tags()...)
 	policy := &scriptPolicy{tok: tok, peak: 40, next: artTurns(
 		"add\nQ1: [code] fmt.Println(2+3)\n#1: 999\n",
@@ -42,8 +43,8 @@ func ExampleEngine_Run_art() {
 // A demonstration written with Program in the art style, and read back
 // with Pieces.
 func ExampleFormat_Pieces() {
-	f := DefaultFormat()
-	f.Style = StyleART
+	f := format.DefaultFormat()
+	f.Style = format.StyleART
 	demo := Demo{Segments: NewProgram(f).Think("6 * 7").Call("fmt.Println(6 * 7)", "42\n").Answer("42").Segments()}
 	fmt.Print(demo.Response())
 	for _, p := range f.Pieces(demo.Response()) {

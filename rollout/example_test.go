@@ -6,6 +6,7 @@ import (
 	"math/rand"
 
 	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // The policy here is a scripted fake (see fake_test.go) that writes a
@@ -19,7 +20,7 @@ func ExampleEngine_Run() {
 	)}
 	cfg := DefaultConfig()
 	cfg.GroupSize = 2
-	e := &Engine{Policy: policy, Tokenizer: tok, Tool: calc, Format: DefaultFormat(), Config: cfg}
+	e := &Engine{Policy: policy, Tokenizer: tok, Tool: calc, Format: format.DefaultFormat(), Config: cfg}
 	tasks := []envs.Task{{ID: "sum", Prompt: "What is 2+3?", Answer: "5"}}
 	trajs, err := e.Run(context.Background(), tasks, rand.New(rand.NewSource(1)))
 	if err != nil {
@@ -46,7 +47,7 @@ func ExampleEngine_Run_multiTurn() {
 	policy := &scriptPolicy{tok: tok, peak: 40, next: dialogue(turns("<code>fmt.Println({prompt})</code>", "<answer>{out}</answer>"))}
 	cfg := DefaultConfig()
 	cfg.GroupSize, cfg.Temperature = 1, 0
-	e := &Engine{Policy: policy, Tokenizer: tok, Tool: calc, Format: DefaultFormat(), Config: cfg, UserTurn: hashTurn}
+	e := &Engine{Policy: policy, Tokenizer: tok, Tool: calc, Format: format.DefaultFormat(), Config: cfg, UserTurn: hashTurn}
 	tasks := []envs.Task{{ID: "chat", Prompt: "2+3", Turns: []string{"4+5"}}}
 	trajs, err := e.Run(context.Background(), tasks, nil)
 	if err != nil {

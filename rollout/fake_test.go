@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // charTok is a fake tokenizer: one token per rune of printable ASCII, '\n'
@@ -47,7 +48,7 @@ func newCharTok(withEllipsis bool, multi ...string) *charTok {
 }
 
 // taggedTok has every tag of the default format as one token.
-func taggedTok() *charTok { return newCharTok(true, DefaultFormat().Tags()...) }
+func taggedTok() *charTok { return newCharTok(true, format.DefaultFormat().Tags()...) }
 
 func (t *charTok) add(s string) {
 	if _, ok := t.ids[s]; !ok {

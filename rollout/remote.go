@@ -11,6 +11,7 @@ import (
 
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/openai"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // Remote rolls out a policy served behind an OpenAI-compatible completions
@@ -51,7 +52,7 @@ type Remote struct {
 	// Tool runs the code of each call, as Engine.Tool; a SessionTool
 	// gets one session per trajectory.
 	Tool   envs.Tool
-	Format Format
+	Format format.Format
 	// Config sets the budgets and sampling as for Engine, with these
 	// differences: GroupSize is ignored (Run takes k); MaxResponseTokens
 	// counts the completion tokens the server reports; a result longer
@@ -140,11 +141,11 @@ func (r *Remote) roll(ctx context.Context, client *openai.Client, t *Trajectory,
 		if stop != stopEOS && stop != "" {
 			resp.WriteString(stop)
 			switch ev, code := r.event(stop, text, resp.String()[seg:]); {
-			case ev == lineAnswer:
+			case ev == format.EventAnswer:
 				t.Stop = StopAnswer
-			case ev == lineCall && len(t.Calls) >= r.Config.MaxToolCalls:
+			case ev == format.EventCall && len(t.Calls) >= r.Config.MaxToolCalls:
 				t.Stop = StopMaxTurns
-			case ev == lineCall:
+			case ev == format.EventCall:
 				resp.WriteString(r.call(ctx, loop, code, len(t.Calls)+1))
 				seg = resp.Len()
 				if used >= r.Config.MaxResponseTokens {
@@ -187,15 +188,15 @@ func (r *Remote) roll(ctx context.Context, client *openai.Client, t *Trajectory,
 // in the art style the newline ends the last line of segment (the
 // policy's text since the last engine-written text), read as the engine
 // reads it.
-func (r *Remote) event(stop, text, segment string) (lineEvent, string) {
+func (r *Remote) event(stop, text, segment string) (format.Event, string) {
 	f := r.Format
 	if f.ART() {
-		return f.artEvent(segment, len(segment)-len(stop))
+		return f.LineEvent(segment, len(segment)-len(stop))
 	}
-	if stop == Close(f.Answer) {
-		return lineAnswer, ""
+	if stop == format.Close(f.Answer) {
+		return format.EventAnswer, ""
 	}
-	return lineCall, codeAfterOpen(text, Open(f.Code))
+	return format.EventCall, codeAfterOpen(text, format.Open(f.Code))
 }
 
 // users reports whether Tool is an envs.UserTool whose users answer.
@@ -271,8 +272,8 @@ func (r *Remote) stopOf(c openai.Choice, stops []string) string {
 		return "\n" // the only stop string
 	}
 	for _, n := range []string{r.Format.Code, r.Format.Answer} {
-		if strings.LastIndex(text, Open(n)) > strings.LastIndex(text, Close(n)) {
-			return Close(n)
+		if strings.LastIndex(text, format.Open(n)) > strings.LastIndex(text, format.Close(n)) {
+			return format.Close(n)
 		}
 	}
 	return stopEOS
@@ -283,9 +284,9 @@ func (r *Remote) stopOf(c openai.Choice, stops []string) string {
 func (r *Remote) call(ctx context.Context, loop *toolLoop, code string, n int) string {
 	res := loop.call(ctx, code)
 	f := r.Format
-	body, cut := r.fit(f.resultBody(n, res))
+	body, cut := r.fit(f.ResultBody(n, res.Output))
 	loop.record(code, res, cut)
-	return f.resultOpen(n) + body + f.resultClose()
+	return f.ResultOpen(n) + body + f.ResultClose()
 }
 
 // fit cuts a result to MaxResultTokens as Remote documents.

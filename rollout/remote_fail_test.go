@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // TestRemoteStopsAtFirstFatalError: a refused request ends Run with its
@@ -26,7 +27,7 @@ func TestRemoteStopsAtFirstFatalError(t *testing.T) {
 	}
 	cfg := DefaultConfig()
 	cfg.Temperature = 0
-	r := &Remote{URL: srv.URL, Tool: envs.Disabled{}, Format: DefaultFormat(), Config: cfg, Parallel: 2}
+	r := &Remote{URL: srv.URL, Tool: envs.Disabled{}, Format: format.DefaultFormat(), Config: cfg, Parallel: 2}
 	_, _, err := r.Run(context.Background(), tasks, 1, nil)
 	if err == nil || !strings.Contains(err.Error(), "400") {
 		t.Fatalf("error %v, want the server's 400", err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/openai"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // wholeText feeds a script the question line as its prompt and the rest of
@@ -128,7 +129,7 @@ func TestRemoteMatchesEngine(t *testing.T) {
 }
 
 func TestRemoteStopOf(t *testing.T) {
-	r := &Remote{Format: DefaultFormat()}
+	r := &Remote{Format: format.DefaultFormat()}
 	stops := []string{"</code>", "</answer>"}
 	cases := []struct {
 		name, text, finish, reason, want string
@@ -178,7 +179,7 @@ func TestRemoteServerError(t *testing.T) {
 	}))
 	defer srv.Close()
 	cfg := DefaultConfig()
-	rem := &Remote{URL: srv.URL + "/v1/completions", Tool: calc, Format: DefaultFormat(), Config: cfg}
+	rem := &Remote{URL: srv.URL + "/v1/completions", Tool: calc, Format: format.DefaultFormat(), Config: cfg}
 	_, _, err := rem.Run(context.Background(), []envs.Task{{ID: "a", Prompt: "q"}}, 2, rand.New(rand.NewSource(1)))
 	if err == nil || !strings.Contains(err.Error(), "503") || !strings.Contains(err.Error(), "model not loaded") {
 		t.Fatalf("got %v, want the server's status and message", err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/openai"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // ChatAdapter presents a task family's tasks to a chat-completions server
@@ -58,7 +59,7 @@ type RemoteChat struct {
 	Retries int
 	// Tool runs the calls; a SessionTool gets one session per trajectory.
 	Tool   envs.Tool
-	Format Format
+	Format format.Format
 	// Config sets the budgets and sampling as for Remote: MaxResponseTokens
 	// bounds the completion tokens the server reports over all requests of
 	// a trajectory, MaxToolCalls the calls; a result longer than
@@ -184,7 +185,7 @@ func (r *RemoteChat) roll(ctx context.Context, client *openai.Client, t *Traject
 			return used, nil
 		}
 		end := StopEOS
-		if strings.Contains(content, Close(r.Format.Answer)) {
+		if strings.Contains(content, format.Close(r.Format.Answer)) {
 			end = StopAnswer
 		}
 		if _, ok := userTool(r.Tool); ok {
@@ -244,9 +245,9 @@ func (r *RemoteChat) calls(ctx context.Context, loop *toolLoop, t *Trajectory, c
 		} else {
 			res = loop.call(ctx, input)
 		}
-		body, cut := fitBytes(resultText(res, r.Format), r.Config.MaxResultTokens)
+		body, cut := fitBytes(r.Format.SafeOutput(res.Output), r.Config.MaxResultTokens)
 		loop.record(input, res, cut)
-		resp.WriteString(Open(r.Format.Code) + input + Close(r.Format.Code) + ResultBlock(r.Format, body))
+		resp.WriteString(format.Open(r.Format.Code) + input + format.Close(r.Format.Code) + format.ResultBlock(r.Format, body))
 		msgs = append(msgs, openai.ChatMessage{Role: "tool", ToolCallID: call.ID, Name: call.Function.Name, Content: openai.Text(body)})
 	}
 	return msgs, ""

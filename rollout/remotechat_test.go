@@ -13,6 +13,7 @@ import (
 
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/openai"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // echoChat presents a task as one user message and one tool, "echo",
@@ -64,14 +65,14 @@ func TestRemoteChat(t *testing.T) {
 	defer srv.Close()
 	cfg := DefaultConfig()
 	cfg.Temperature, cfg.MaxToolCalls = 0, 10
-	rc := &RemoteChat{URL: srv.URL, Tool: echoTool{}, Format: DefaultFormat(), Config: cfg, Chat: echoChat{}, Parallel: 2}
+	rc := &RemoteChat{URL: srv.URL, Tool: echoTool{}, Format: format.DefaultFormat(), Config: cfg, Chat: echoChat{}, Parallel: 2}
 	task := envs.Task{ID: "t", Prompt: "q", Turns: []string{"more"}}
 	trajs, toks, err := rc.Run(context.Background(), []envs.Task{task}, 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	f := rc.Format
-	call := "a" + Open(f.Code) + `{"n": 1}` + Close(f.Code) + ResultBlock(f, `got {"n": 1}`)
+	call := "a" + format.Open(f.Code) + `{"n": 1}` + format.Close(f.Code) + format.ResultBlock(f, `got {"n": 1}`)
 	want := call + call + "<answer>42</answer>" + UserTurnText("more") + call + call + "<answer>42</answer>"
 	for i, tr := range trajs {
 		if tr.Response != want || len(tr.Calls) != 4 || tr.Turns != 2 || tr.Stop != StopAnswer || toks[i] != 6 || tr.Calls[3].Turn != 1 {
@@ -80,7 +81,7 @@ func TestRemoteChat(t *testing.T) {
 	}
 	calls = 1 << 20
 	trajs, _, err = rc.Run(context.Background(), []envs.Task{task}, 1, nil)
-	if err != nil || trajs[0].Stop != StopMaxTurns || len(trajs[0].Calls) != 10 || !strings.HasSuffix(trajs[0].Response, Close(f.Output)+"\na") {
+	if err != nil || trajs[0].Stop != StopMaxTurns || len(trajs[0].Calls) != 10 || !strings.HasSuffix(trajs[0].Response, format.Close(f.Output)+"\na") {
 		t.Errorf("call budget: %v, stop %s, %d calls, response ends %q", err, trajs[0].Stop, len(trajs[0].Calls), trajs[0].Response[max(0, len(trajs[0].Response)-30):])
 	}
 }
@@ -168,7 +169,7 @@ func TestRemoteChatUserReplies(t *testing.T) {
 			users := &echoUsers{replies: c.replies, max: c.max}
 			cfg := DefaultConfig()
 			cfg.Temperature, cfg.MaxToolCalls, cfg.MaxResponseTokens = 0, 8, c.budget
-			rc := &RemoteChat{URL: srv.URL, Tool: users, Format: DefaultFormat(), Config: cfg, Chat: echoChat{}}
+			rc := &RemoteChat{URL: srv.URL, Tool: users, Format: format.DefaultFormat(), Config: cfg, Chat: echoChat{}}
 			trajs, _, err := rc.Run(context.Background(), []envs.Task{{ID: "c", Prompt: "q"}}, 1, nil)
 			if err != nil {
 				t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // TestRunGroupsIndependent: with one stream per task, a group samples the
@@ -22,7 +23,7 @@ func TestRunGroupsIndependent(t *testing.T) {
 	logits[eosID] = 1 // rows end at different steps
 	cfg := DefaultConfig()
 	cfg.MaxToolCalls, cfg.GroupSize, cfg.MaxResponseTokens = 0, 3, 40
-	e := &Engine{Policy: fixedPolicy{logits}, Tokenizer: tok, Format: DefaultFormat(), Config: cfg}
+	e := &Engine{Policy: fixedPolicy{logits}, Tokenizer: tok, Format: format.DefaultFormat(), Config: cfg}
 	tasks := []envs.Task{{ID: "a", Prompt: "A"}, {ID: "b", Prompt: "B"}, {ID: "c", Prompt: "C"}}
 	streams := func(seeds ...int64) []*rand.Rand {
 		var rs []*rand.Rand

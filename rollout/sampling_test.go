@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // noisy is a model that mostly follows a script with tool calls but
@@ -105,7 +106,7 @@ func TestRunTopP(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.TopP = 0.7 // the nucleus is {a, b}
 	cfg.MaxToolCalls = 0
-	e := &Engine{Policy: fixedPolicy{logits}, Tokenizer: tok, Format: DefaultFormat(), Config: cfg}
+	e := &Engine{Policy: fixedPolicy{logits}, Tokenizer: tok, Format: format.DefaultFormat(), Config: cfg}
 	trajs, err := e.Run(context.Background(), make([]envs.Task, 4), rand.New(rand.NewSource(1)))
 	if err != nil {
 		t.Fatal(err)
@@ -191,7 +192,7 @@ func TestRunParallelSamplingMatchesSerial(t *testing.T) {
 	logits[eosID] = float32(math.Inf(-1)) // keep every row sampling
 	cfg := DefaultConfig()
 	cfg.GroupSize, cfg.MaxToolCalls, cfg.MaxResponseTokens, cfg.TopP = G, 0, 12, 0.95
-	e := &Engine{Policy: fixedPolicy{logits}, Tokenizer: tok, Format: DefaultFormat(), Config: cfg}
+	e := &Engine{Policy: fixedPolicy{logits}, Tokenizer: tok, Format: format.DefaultFormat(), Config: cfg}
 	sample := func(procs int) []*Trajectory {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 		trajs, err := e.Run(context.Background(), oneTask, rand.New(rand.NewSource(9)))

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // imEnd is a second end-of-turn token, as <|im_end|> is beside
@@ -23,7 +24,7 @@ func (t stopTok) StopIDs() []int { return slices.Clone(t.stops) }
 // imEndTok has the default tags and imEnd as single tokens; with stop,
 // imEnd is a stop id beside EOS.
 func imEndTok(stop bool) (Tokenizer, *charTok, int) {
-	ct := newCharTok(true, append(DefaultFormat().Tags(), imEnd)...)
+	ct := newCharTok(true, append(format.DefaultFormat().Tags(), imEnd)...)
 	id := ct.ids[imEnd]
 	if !stop {
 		return ct, ct, id
@@ -73,7 +74,7 @@ func TestRunStopsOnEveryStopID(t *testing.T) {
 			p := &scriptPolicy{tok: ct, next: dialogue(turns("<think>x</think>" + imEnd + "more")), peak: sure}
 			cfg := DefaultConfig()
 			cfg.GroupSize, cfg.Temperature, cfg.MaxToolCalls = 1, 0, 0
-			e := &Engine{Policy: p, Tokenizer: tok, Format: DefaultFormat(), Config: cfg, UserTurn: hashTurn}
+			e := &Engine{Policy: p, Tokenizer: tok, Format: format.DefaultFormat(), Config: cfg, UserTurn: hashTurn}
 			trajs, err := e.Run(context.Background(), c.tasks, nil)
 			if err != nil {
 				t.Fatal(err)

@@ -1,6 +1,10 @@
 package rollout
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/artist-rl/artist/envs"
+)
 
 // Marks that Text puts around engine-written spans.
 const (
@@ -35,3 +39,11 @@ func Text(t *Trajectory, tok Tokenizer, markTool bool) string {
 	}
 	return b.String()
 }
+
+// PromptText is the default rendering of a task for the policy: the
+// question followed by a newline.
+func PromptText(t envs.Task) string { return t.Prompt + "\n" }
+
+// UserTurnText is the default rendering of a later user message of a
+// multi-turn task: the message on its own line.
+func UserTurnText(msg string) string { return "\n" + msg + "\n" }

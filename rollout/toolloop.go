@@ -132,13 +132,6 @@ func codeAfterOpen(seg, open string) string {
 	return seg
 }
 
-// resultText is a call's output as the result block holds it: a closing
-// output tag inside it is defused (a space after its "<"), so the output
-// block always ends where the engine ends it.
-func resultText(res envs.Result, f Format) string {
-	return strings.ReplaceAll(res.Output, Close(f.Output), "< /"+f.Output+">")
-}
-
 // callTool runs input under timeout; a tool that ignores its deadline is
 // abandoned after toolGrace more and recorded as a timeout.
 func callTool(ctx context.Context, tool envs.Tool, timeout time.Duration, input string) envs.Result {

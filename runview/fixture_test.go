@@ -14,6 +14,7 @@ import (
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/internal/runlog"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // wordTok is a tokenizer for fixtures: words, numbers, tags and single
@@ -104,9 +105,9 @@ eval:
 	for _, tag := range []string{"warmstart", "final"} {
 		var recs []runlog.Sample
 		for i, tr := range trajectories(tok) {
-			fam, f := "arith", rollout.DefaultFormat()
+			fam, f := "arith", format.DefaultFormat()
 			if strings.HasPrefix(tr.Task.ID, "bfcl") {
-				fam, f = "bfcl", rollout.Format{Think: "reasoning", Code: "tool", Output: "tool_result", Answer: "answer"}
+				fam, f = "bfcl", format.Format{Think: "reasoning", Code: "tool", Output: "tool_result", Answer: "answer"}
 			}
 			correct := i%2 == 0
 			answer := map[bool]float64{true: 1}[correct]

@@ -14,6 +14,7 @@ import (
 
 	"github.com/artist-rl/artist/policy"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 	"github.com/artist-rl/artist/trainer"
 )
 
@@ -24,7 +25,7 @@ import (
 func instructCheckpoint(t *testing.T) (dir string, imEnd, endOfText int) {
 	t.Helper()
 	tokDir := t.TempDir()
-	specials := append(rollout.DefaultFormat().Tags(), "<|endoftext|>", policy.ImEnd)
+	specials := append(format.DefaultFormat().Tags(), "<|endoftext|>", policy.ImEnd)
 	if err := policy.WriteByteLevelTokenizer(tokDir, specials, policy.ImEnd); err != nil {
 		t.Fatal(err)
 	}

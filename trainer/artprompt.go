@@ -8,7 +8,7 @@ import (
 
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/envs/library"
-	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // DemosConfig is ART prompting: before each task's prompt, the K
@@ -69,7 +69,7 @@ type ArtPrompt struct {
 	index  *library.Index
 	family string
 	k      int
-	format rollout.Format
+	format format.Format
 }
 
 // OpenArtPrompt loads the library of c.Prompt.Demos; it returns nil

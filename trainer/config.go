@@ -11,6 +11,7 @@ import (
 	"github.com/artist-rl/artist/policy"
 	"github.com/artist-rl/artist/reward"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // Config is a whole run. A YAML file holds only what differs from
@@ -43,7 +44,7 @@ type Config struct {
 	// the tokenizer's size). Ignored when Init is set.
 	Model policy.Config `yaml:"model"`
 	// Format names the rollout tags.
-	Format rollout.Format `yaml:"format"`
+	Format format.Format `yaml:"format"`
 	// Prompt renders a task as the text the policy continues.
 	Prompt PromptConfig `yaml:"prompt"`
 	// Task selects the task family and holds each family's section.
@@ -277,7 +278,7 @@ func DefaultConfig() Config {
 			NumAttentionHeads: 4, NumKeyValueHeads: 2, MaxPositionEmbeddings: 256,
 			RopeTheta: 10000, RMSNormEps: 1e-6, TieWordEmbeddings: true,
 		},
-		Format:    rollout.DefaultFormat(),
+		Format:    format.DefaultFormat(),
 		Prompt:    PromptConfig{Template: "plain", Demos: DemosConfig{K: 3, Select: "bm25"}},
 		Task:      defaultTaskConfig(),
 		Tool:      ToolConfig{Kind: "sandbox", Sandbox: sandbox.DefaultConfig(), Library: LibraryConfig{K: 3, Atlass: DefaultAtlassConfig()}},
@@ -407,7 +408,7 @@ func (c *Config) validateWeights(fam family.Family) error {
 }
 
 // rewardEnv is what the reward components of a family are built from.
-func rewardEnv(f rollout.Format, fam family.Family, supplies []any) reward.Env {
+func rewardEnv(f format.Format, fam family.Family, supplies []any) reward.Env {
 	return reward.Env{Format: f, Supplies: supplies, Components: fam.Rewards()}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/artist-rl/artist/envs/family"
 	"github.com/artist-rl/artist/reward"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // echoFamily is a whole task family in a few lines: "repeat N" tasks
@@ -39,7 +40,7 @@ func (echoFamily) Validate(section any) error {
 	return nil
 }
 
-func (echoFamily) Open(section any, f rollout.Format) (family.Set, error) {
+func (echoFamily) Open(section any, f format.Format) (family.Set, error) {
 	var tasks envs.List
 	for i := range section.(*echoConfig).Tasks {
 		tasks = append(tasks, envs.Task{ID: fmt.Sprint("echo-", i), Prompt: fmt.Sprint("repeat ", 10+i), Answer: fmt.Sprint(10 + i)})
@@ -63,9 +64,9 @@ func (s *echoSet) Demonstrations(_ context.Context, req family.DemoRequest) ([]r
 	var out []rollout.Demo
 	for _, t := range req.Sample(req.Size) {
 		out = append(out, rollout.Demo{Task: t, UsesTool: true, Segments: []rollout.Segment{
-			{Text: rollout.Block(req.Format.Think, "echo it") + rollout.Block(req.Format.Code, t.Answer)},
-			{Text: rollout.ResultBlock(req.Format, t.Answer), Tool: true},
-			{Text: rollout.Block(req.Format.Answer, t.Answer)},
+			{Text: format.Block(req.Format.Think, "echo it") + format.Block(req.Format.Code, t.Answer)},
+			{Text: format.ResultBlock(req.Format, t.Answer), Tool: true},
+			{Text: format.Block(req.Format.Answer, t.Answer)},
 		}})
 	}
 	return out, nil

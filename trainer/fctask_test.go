@@ -12,6 +12,7 @@ import (
 	"github.com/artist-rl/artist/internal/datadir"
 	"github.com/artist-rl/artist/policy"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // bfclData holds hand-made entries in the BFCL v3 format (testdata at the
@@ -93,8 +94,8 @@ func testFCDemonstrations(t *testing.T, data string) {
 		users := 0
 		for _, s := range demo.Segments {
 			switch {
-			case strings.HasPrefix(s.Text, rollout.Open(f.Output)):
-				got = append(got, strings.TrimSuffix(strings.TrimPrefix(s.Text, rollout.Open(f.Output)), rollout.Close(f.Output)+"\n"))
+			case strings.HasPrefix(s.Text, format.Open(f.Output)):
+				got = append(got, strings.TrimSuffix(strings.TrimPrefix(s.Text, format.Open(f.Output)), format.Close(f.Output)+"\n"))
 				if !s.Tool {
 					t.Errorf("%s: a result is not masked", e.ID)
 				}
@@ -112,7 +113,7 @@ func testFCDemonstrations(t *testing.T, data string) {
 		if len(seq) != len(mask) || strings.Count(r.Tok.Decode(seq), eosToken) != len(e.GroundTruth) {
 			t.Errorf("%s: want one end-of-sequence per turn in %q", e.ID, r.Tok.Decode(seq))
 		}
-		if i == 0 && !strings.Contains(demo.Response(), rollout.Open(f.Code)+"[") {
+		if i == 0 && !strings.Contains(demo.Response(), format.Open(f.Code)+"[") {
 			t.Errorf("calls are not written as a list: %q", demo.Response())
 		}
 	}

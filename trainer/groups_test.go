@@ -7,13 +7,14 @@ import (
 	"github.com/artist-rl/artist/envs/family"
 	"github.com/artist-rl/artist/envs/multistep"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // TestEvalGroups: a family that names task groups gets its evaluation
 // broken down by group, recorded as eval/<task>/<metric>/<group>; one
 // that names none gets no breakdown.
 func TestEvalGroups(t *testing.T) {
-	f := rollout.DefaultFormat()
+	f := format.DefaultFormat()
 	set, err := multistep.Family{}.Open(multistep.Family{}.DefaultConfig(), f)
 	if err != nil {
 		t.Fatal(err)
@@ -25,7 +26,7 @@ func TestEvalGroups(t *testing.T) {
 	tasks := set.Heldout()[:3]
 	var trajs []*rollout.Trajectory
 	add := func(task envs.Task, answer string, calls int) {
-		tr := &rollout.Trajectory{Task: task, Response: rollout.Block(f.Answer, answer)}
+		tr := &rollout.Trajectory{Task: task, Response: format.Block(f.Answer, answer)}
 		for range calls {
 			tr.Calls = append(tr.Calls, rollout.Call{Result: ok})
 		}

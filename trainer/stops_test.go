@@ -12,6 +12,7 @@ import (
 
 	"github.com/artist-rl/artist/policy"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // instructTokenizer writes a byte-level tokenizer folder shaped like
@@ -19,7 +20,7 @@ import (
 // (not the <|endoftext|> fallback), generation_config.json stops on both,
 // and chat_template.jinja holds a chat template. It returns the
 // tokenizer.json path and the two ids.
-func instructTokenizer(t *testing.T, f rollout.Format) (path string, imEnd, endOfText int) {
+func instructTokenizer(t *testing.T, f format.Format) (path string, imEnd, endOfText int) {
 	t.Helper()
 	dir := t.TempDir()
 	specials := append(f.Tags(), "<|endoftext|>", policy.ImEnd)

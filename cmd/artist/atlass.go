@@ -18,7 +18,7 @@ import (
 	"github.com/artist-rl/artist/envs/sandbox"
 	"github.com/artist-rl/artist/envs/toollib"
 	"github.com/artist-rl/artist/openai"
-	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 const atlassUsage = `usage: artist atlass -policy URL -model NAME [-db FILE] [-out DIR] [-max-attempts N] [-auto-approve] "task text" | -tasks FILE.jsonl`
@@ -151,7 +151,7 @@ func atlassPipeline(f atlassFlags, db *toollib.DB, code envs.Tool) *atlass.Pipel
 	return &atlass.Pipeline{
 		Chat: &atlass.ClientChat{Client: client, Model: f.model, Temperature: openai.Ptr(f.temp), MaxTokens: openai.Ptr(f.maxTokens), Seed: openai.Ptr(f.seed)},
 		Solver: &atlass.ChatSolver{URL: f.url, Model: f.model, APIKey: f.apiKey, Timeout: f.timeout, Retries: retries,
-			Config: rc, Format: rollout.DefaultFormat(), Seed: f.seed},
+			Config: rc, Format: format.DefaultFormat(), Seed: f.seed},
 		DB: db, Code: code,
 		Retries: phaseRetries, MaxAttempts: f.maxAttempts, Candidates: f.cands,
 		AutoApprove: f.autoApprove, Approver: "artist atlass -auto-approve", RunID: f.out,

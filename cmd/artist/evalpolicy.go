@@ -10,6 +10,7 @@ import (
 	"github.com/artist-rl/artist/evalbench"
 	"github.com/artist-rl/artist/policy"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 	"github.com/artist-rl/artist/trainer"
 )
 
@@ -90,7 +91,7 @@ func openBenchPolicy(ctx context.Context, f evalFlags, fam family.Bencher, stder
 // otherwise): a RemoteChat with the family's chat adapter; system, when
 // set, is the system message of a code-tool task; art, when set, puts
 // the selected demonstrations before each task (-prompting art).
-func chatGenerator(f evalFlags, format rollout.Format, rc rollout.Config, system string, art *trainer.ArtPrompt) func(envs.Tool, *evalbench.Bench, string) (evalbench.Generator, error) {
+func chatGenerator(f evalFlags, format format.Format, rc rollout.Config, system string, art *trainer.ArtPrompt) func(envs.Tool, *evalbench.Bench, string) (evalbench.Generator, error) {
 	if f.api != "chat" {
 		return nil
 	}

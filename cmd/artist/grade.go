@@ -11,7 +11,7 @@ import (
 	"io"
 
 	"github.com/artist-rl/artist/reward/mathgrade"
-	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // gradeIn is one input line of artist grade. Answers may be JSON strings or
@@ -35,7 +35,7 @@ type gradeOut struct {
 func runGrade(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("grade", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	f := rollout.DefaultFormat()
+	f := format.DefaultFormat()
 	fs.StringVar(&f.Answer, "answer-tag", f.Answer, "name of the answer tag searched in responses")
 	fs.StringVar(&f.Output, "output-tag", f.Output, "name of the tool-output tag whose blocks are ignored")
 	fs.Usage = func() {
@@ -62,7 +62,7 @@ func runGrade(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // gradeLines writes one verdict per line of r, flushing whenever the input
 // has nothing more buffered so that a pipe sees answers as they come.
-func gradeLines(ctx context.Context, r io.Reader, w io.Writer, f rollout.Format) error {
+func gradeLines(ctx context.Context, r io.Reader, w io.Writer, f format.Format) error {
 	in := bufio.NewReader(r)
 	out := bufio.NewWriter(w)
 	enc := json.NewEncoder(out)
@@ -92,7 +92,7 @@ func gradeLines(ctx context.Context, r io.Reader, w io.Writer, f rollout.Format)
 }
 
 // gradeLine grades one input line.
-func gradeLine(text []byte, line int, f rollout.Format) gradeOut {
+func gradeLine(text []byte, line int, f format.Format) gradeOut {
 	fail := func(format string, a ...any) gradeOut {
 		return gradeOut{Line: line, Error: fmt.Sprintf(format, a...)}
 	}

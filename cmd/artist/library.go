@@ -20,6 +20,7 @@ import (
 	"github.com/artist-rl/artist/internal/runlog"
 	"github.com/artist-rl/artist/openai"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 	"github.com/artist-rl/artist/trainer"
 )
 
@@ -100,7 +101,7 @@ func libraryTools(lib *library.Library) (library.Tools, func(), error) {
 			if err != nil || !slices.Contains(fam.ToolKinds(), s.Tool) {
 				continue
 			}
-			set, err := fam.Open(fam.DefaultConfig(), rollout.DefaultFormat())
+			set, err := fam.Open(fam.DefaultConfig(), format.DefaultFormat())
 			if err == nil {
 				tools[s.Tool], err = set.Tool(s.Tool)
 			}
@@ -143,7 +144,7 @@ func runLibrarySelect(_ context.Context, args []string, stdout, stderr io.Writer
 		fmt.Fprintf(stdout, "%s %.4f %s\n", m.Demo.ID, m.Score, m.Demo.Family)
 	}
 	if *show {
-		fmt.Fprintf(stdout, "\n%s", library.Prefix(ms, rollout.DefaultFormat(), syntax))
+		fmt.Fprintf(stdout, "\n%s", library.Prefix(ms, format.DefaultFormat(), syntax))
 	}
 	return nil
 }
@@ -287,8 +288,8 @@ func runLibraryAdd(_ context.Context, args []string, stdout, stderr io.Writer) e
 // sampleSource resolves -from: the samples files to read, and the format
 // and tool kind of the run that wrote them (its config.yaml, when the
 // folder holds one; the defaults otherwise).
-func sampleSource(from string) (files []string, f rollout.Format, kind string, err error) {
-	f, kind = rollout.DefaultFormat(), family.SandboxTool
+func sampleSource(from string) (files []string, f format.Format, kind string, err error) {
+	f, kind = format.DefaultFormat(), family.SandboxTool
 	st, err := os.Stat(from)
 	if err != nil {
 		return nil, f, kind, err
@@ -350,7 +351,7 @@ func readAnySamples(path string) ([]anySample, error) {
 }
 
 // demo turns the sample into a demonstration whose calls run with kind.
-func (s anySample) demo(f rollout.Format, kind string) (library.Demo, error) {
+func (s anySample) demo(f format.Format, kind string) (library.Demo, error) {
 	if s.Segments != nil {
 		return s.runDemo(f, kind)
 	}
@@ -376,11 +377,11 @@ func (s anySample) demo(f rollout.Format, kind string) (library.Demo, error) {
 // splitResults cuts a response into the policy's text and the tool
 // results the engine wrote: output blocks in the tags style, runs of
 // "#n: " lines in the art style.
-func splitResults(response string, f rollout.Format) []rollout.Segment {
+func splitResults(response string, f format.Format) []rollout.Segment {
 	var segs []rollout.Segment
 	if f.ART() {
 		for _, line := range strings.SplitAfter(response, "\n") {
-			_, _, res := rollout.ResultLine(strings.TrimSuffix(line, "\n"))
+			_, _, res := format.ResultLine(strings.TrimSuffix(line, "\n"))
 			if n := len(segs); n > 0 && segs[n-1].Tool == res {
 				segs[n-1].Text += line // a call line lies between two results
 				continue
@@ -394,12 +395,12 @@ func splitResults(response string, f rollout.Format) []rollout.Segment {
 	}
 	rest := response
 	for {
-		i := strings.Index(rest, rollout.Open(f.Output))
-		j := strings.Index(rest, rollout.Close(f.Output)+"\n")
+		i := strings.Index(rest, format.Open(f.Output))
+		j := strings.Index(rest, format.Close(f.Output)+"\n")
 		if i < 0 || j < i {
 			break
 		}
-		end := j + len(rollout.Close(f.Output)) + 1
+		end := j + len(format.Close(f.Output)) + 1
 		segs = append(segs, rollout.Segment{Text: rest[:i]}, rollout.Segment{Text: rest[i:end], Tool: true})
 		rest = rest[end:]
 	}
@@ -408,7 +409,7 @@ func splitResults(response string, f rollout.Format) []rollout.Segment {
 
 // runDemo reads a run's sample: the prompt segment (template removed) is
 // the input, the policy's segments and the tool results the program.
-func (s anySample) runDemo(f rollout.Format, kind string) (library.Demo, error) {
+func (s anySample) runDemo(f format.Format, kind string) (library.Demo, error) {
 	var r rollout.Demo
 	for _, seg := range s.Segments {
 		switch seg.Kind {
@@ -435,7 +436,7 @@ func (s anySample) runDemo(f rollout.Format, kind string) (library.Demo, error) 
 // promptInput is the question of a rendered prompt: the user turn of the
 // chat template, or the plain prompt without its newline, after the
 // demonstrations of ART prompting (library.Prefix) when it has them.
-func promptInput(text string, f rollout.Format) string {
+func promptInput(text string, f format.Format) string {
 	const user = "<|im_start|>user\n"
 	if i := strings.LastIndex(text, user); i >= 0 {
 		text = text[i+len(user):]
@@ -445,8 +446,8 @@ func promptInput(text string, f rollout.Format) string {
 	} else {
 		text = strings.TrimSuffix(text, "\n")
 	}
-	if i := strings.LastIndex(text, rollout.Close(f.Answer)+"\n\n"); i >= 0 {
-		text = text[i+len(rollout.Close(f.Answer))+2:]
+	if i := strings.LastIndex(text, format.Close(f.Answer)+"\n\n"); i >= 0 {
+		text = text[i+len(format.Close(f.Answer))+2:]
 	}
 	return text
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/artist-rl/artist/internal/runlog"
 	"github.com/artist-rl/artist/openai"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // libFixture is the hand-checked library of the library package's tests.
@@ -192,7 +193,7 @@ func TestEvalPromptingART(t *testing.T) {
 	}
 	firsts := 0
 	for _, s := range samples {
-		want := library.Prefix(ix.Select("math", s.Question, 2), rollout.DefaultFormat(), library.SyntaxTags) + rollout.PromptText(envs.Task{Prompt: s.Question})
+		want := library.Prefix(ix.Select("math", s.Question, 2), format.DefaultFormat(), library.SyntaxTags) + rollout.PromptText(envs.Task{Prompt: s.Question})
 		for _, p := range api.prompts {
 			if p == want {
 				firsts++
@@ -280,14 +281,14 @@ func TestEvalPromptingARTChat(t *testing.T) {
 	}
 	ix := library.NewIndex(lib)
 	q := "A crate holds 9 cards. How many in 3 crates?"
-	want := library.Prefix(ix.Select("math", q, 1), rollout.DefaultFormat(), library.SyntaxTags) + q
+	want := library.Prefix(ix.Select("math", q, 1), format.DefaultFormat(), library.SyntaxTags) + q
 	if !slices.Contains(firsts, want) {
 		t.Errorf("no first user message is %q; got %q", want, firsts)
 	}
 }
 
 func TestPromptInput(t *testing.T) {
-	f := rollout.DefaultFormat()
+	f := format.DefaultFormat()
 	cases := []struct{ prompt, want string }{
 		{"Add 2 and 3.\n", "Add 2 and 3."},
 		{"Q1\n<answer>1</answer>\n\nAdd 2 and 3.\n", "Add 2 and 3."},

@@ -10,6 +10,7 @@ import (
 	"github.com/artist-rl/artist/envs/sandbox"
 	"github.com/artist-rl/artist/reward"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // FamilyName is the task.name of the arithmetic word problems.
@@ -46,7 +47,7 @@ func (Family) Rewards() []string { return reward.AnswerRewards() }
 func (Family) WritesDemos() bool { return true }
 
 // Open implements family.Family with NewSplit.
-func (Family) Open(section any, f rollout.Format) (family.Set, error) {
+func (Family) Open(section any, f format.Format) (family.Set, error) {
 	c := *section.(*Config)
 	train, heldout, err := NewSplit(c)
 	if err != nil {
@@ -84,7 +85,7 @@ func (s *Set) Demonstrations(ctx context.Context, req family.DemoRequest) ([]rol
 // reasoning; where useTool[i] it then runs that arithmetic as Go code in
 // the tool (the real output is recorded) and answers with the output,
 // otherwise it answers directly.
-func Demonstrations(ctx context.Context, f rollout.Format, tasks []envs.Task, useTool []bool, tool envs.Tool) ([]rollout.Demo, error) {
+func Demonstrations(ctx context.Context, f format.Format, tasks []envs.Task, useTool []bool, tool envs.Tool) ([]rollout.Demo, error) {
 	demos := make([]rollout.Demo, len(tasks))
 	for i, t := range tasks {
 		p, ok := parseID(t.ID)

@@ -8,14 +8,15 @@ import (
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/reward"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // TestDemonstrationsART: in the art style a worked solution is ART
 // program lines, the tool's output the masked "#1: " line, and the
 // rewards of the style score it in full.
 func TestDemonstrationsART(t *testing.T) {
-	f := rollout.DefaultFormat()
-	f.Style = rollout.StyleART
+	f := format.DefaultFormat()
+	f.Style = format.StyleART
 	task := Problem{Mul, 4821, 37, 0, 1}.Task()
 	cases := []struct {
 		name    string

@@ -7,6 +7,7 @@ import (
 
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // echoTool answers every call with a fixed output, as a sandbox would
@@ -21,7 +22,7 @@ func (e echoTool) Call(context.Context, string) envs.Result {
 // plan, then either answers directly or runs the reference code and
 // answers with the tool's real output, which is masked.
 func TestDemonstrations(t *testing.T) {
-	f := rollout.DefaultFormat()
+	f := format.DefaultFormat()
 	task := Problem{Mul, 4821, 37, 0, 1}.Task()
 	cases := []struct {
 		name    string
@@ -58,7 +59,7 @@ func TestDemonstrations(t *testing.T) {
 
 // TestFamilyJudge: the family decides correctness by the final answer.
 func TestFamilyJudge(t *testing.T) {
-	set, err := Family{}.Open(Family{}.DefaultConfig(), rollout.DefaultFormat())
+	set, err := Family{}.Open(Family{}.DefaultConfig(), format.DefaultFormat())
 	if err != nil {
 		t.Fatal(err)
 	}

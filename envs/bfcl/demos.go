@@ -7,6 +7,7 @@ import (
 
 	"github.com/artist-rl/artist/envs/family"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // Demonstrations implements family.Set: the ART-style library of the
@@ -35,14 +36,14 @@ func (s *Set) Demonstrations(ctx context.Context, req family.DemoRequest) ([]rol
 				d.Segments = append(d.Segments, rollout.Segment{Text: req.UserTurn(task.Turns[k-1]), Tool: true})
 			}
 			if len(calls) == 0 {
-				d.Segments = append(d.Segments, rollout.Segment{Text: rollout.Block(f.Think, "No function fits this request; I need more information.") + "Please give me the missing details." + req.EOS})
+				d.Segments = append(d.Segments, rollout.Segment{Text: format.Block(f.Think, "No function fits this request; I need more information.") + "Please give me the missing details." + req.EOS})
 				continue
 			}
 			input := "[" + strings.Join(calls, ", ") + "]"
 			res := sess.Call(ctx, input)
 			d.Segments = append(d.Segments,
-				rollout.Segment{Text: rollout.Block(f.Think, "I will call "+strings.Join(CallNames(calls), ", ")+".") + rollout.Block(f.Code, input)},
-				rollout.Segment{Text: rollout.ResultBlock(f, res.Output), Tool: true},
+				rollout.Segment{Text: format.Block(f.Think, "I will call "+strings.Join(CallNames(calls), ", ")+".") + format.Block(f.Code, input)},
+				rollout.Segment{Text: format.ResultBlock(f, res.Output), Tool: true},
 				rollout.Segment{Text: "Done." + req.EOS})
 		}
 		sess.Close()

@@ -11,6 +11,7 @@ import (
 	"github.com/artist-rl/artist/envs/family"
 	"github.com/artist-rl/artist/internal/datadir"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // FamilyName is the task.name of BFCL v3 multi-turn function calling.
@@ -102,7 +103,7 @@ func (Family) WritesDemos() bool { return true }
 // Open implements family.Family: it loads the category and splits its
 // entries, shuffled by the split seed, into the training pool and the
 // validation set.
-func (Family) Open(section any, _ rollout.Format) (family.Set, error) {
+func (Family) Open(section any, _ format.Format) (family.Set, error) {
 	c := *section.(*Config)
 	d, err := Load(datadir.Path(c.Data))
 	if err != nil {
@@ -150,7 +151,7 @@ func BenchmarkCategory(name string) (string, bool) {
 
 // OpenBenchmark implements family.Bencher: every entry of the category
 // under dataDir/bfcl_v3, its functions listed as section.Docs says.
-func (Family) OpenBenchmark(dataDir, name string, section any, _ rollout.Format) (family.Set, error) {
+func (Family) OpenBenchmark(dataDir, name string, section any, _ format.Format) (family.Set, error) {
 	cat, ok := BenchmarkCategory(name)
 	if !ok {
 		return nil, fmt.Errorf("bfcl: %q is not a BFCL benchmark: use %s<category>", name, BenchmarkPrefix)

@@ -6,10 +6,11 @@ import (
 
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // fcFormat is the function-calling format of the paper.
-var fcFormat = rollout.Format{Think: "reasoning", Code: "tool", Output: "tool_result", Answer: "answer"}
+var fcFormat = format.Format{Think: "reasoning", Code: "tool", Output: "tool_result", Answer: "answer"}
 
 // TestSetJudgeTrajectory: a trajectory that makes each turn's
 // ground-truth calls in that turn passes the official checker; the same

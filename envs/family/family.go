@@ -27,6 +27,7 @@ import (
 
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // SandboxTool is the tool kind of Go code run in the yaegi sandbox, which
@@ -60,7 +61,7 @@ type Family interface {
 	WritesDemos() bool
 	// Open loads the training pool and held-out split that section
 	// describes; f names the tags of the rollout text.
-	Open(section any, f rollout.Format) (Set, error)
+	Open(section any, f format.Format) (Set, error)
 }
 
 // Set is a family opened on its config section, or on one benchmark:
@@ -113,7 +114,7 @@ type Verdict struct {
 type DemoRequest struct {
 	// Format is the run's format: the demonstrations write its style
 	// (tags, or ART's program lines; rollout.Program writes either).
-	Format rollout.Format
+	Format format.Format
 	// Size is how many demonstrations to write (warmstart.demos), for
 	// families that draw them; others write one per training task.
 	Size int
@@ -140,7 +141,7 @@ type Bencher interface {
 	// OpenBenchmark loads benchmark name from dataDir, with section (the
 	// family's config section, DefaultConfig when the run had none)
 	// and the format's tags. Its Set's Heldout holds the problems.
-	OpenBenchmark(dataDir, name string, section any, f rollout.Format) (Set, error)
+	OpenBenchmark(dataDir, name string, section any, f format.Format) (Set, error)
 	// BenchmarkRewards lists the reward components recorded, unweighted,
 	// with every benchmark sample and averaged in the summary; nil
 	// records none.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // stub is a family with benchmarks, for the registry's tests.
@@ -15,17 +16,17 @@ type stub struct {
 	benches []string
 }
 
-func (s stub) Name() string                        { return s.name }
-func (stub) DefaultConfig() any                    { return &struct{}{} }
-func (stub) Validate(any) error                    { return nil }
-func (stub) ToolKinds() []string                   { return []string{SandboxTool} }
-func (stub) Rewards() []string                     { return nil }
-func (stub) WritesDemos() bool                     { return false }
-func (stub) Open(any, rollout.Format) (Set, error) { return nil, nil }
-func (s stub) Benchmarks() []string                { return s.benches }
-func (stub) BenchmarkRewards() []string            { return nil }
-func (stub) BenchmarkDefaults() string             { return "" }
-func (stub) OpenBenchmark(string, string, any, rollout.Format) (Set, error) {
+func (s stub) Name() string                       { return s.name }
+func (stub) DefaultConfig() any                   { return &struct{}{} }
+func (stub) Validate(any) error                   { return nil }
+func (stub) ToolKinds() []string                  { return []string{SandboxTool} }
+func (stub) Rewards() []string                    { return nil }
+func (stub) WritesDemos() bool                    { return false }
+func (stub) Open(any, format.Format) (Set, error) { return nil, nil }
+func (s stub) Benchmarks() []string               { return s.benches }
+func (stub) BenchmarkRewards() []string           { return nil }
+func (stub) BenchmarkDefaults() string            { return "" }
+func (stub) OpenBenchmark(string, string, any, format.Format) (Set, error) {
 	return nil, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/artist-rl/artist/envs/bfcl"
 	"github.com/artist-rl/artist/envs/family"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // Demonstrations implements family.Set: req.Size conversations drawn by
@@ -40,7 +41,7 @@ func (s *Set) Demonstrations(ctx context.Context, req family.DemoRequest) ([]rol
 				sess.StartTurn(k)
 				d.Segments = append(d.Segments, rollout.Segment{Text: req.UserTurn(task.Turns[k-1]), Tool: true})
 			}
-			plan := rollout.Block(f.Think, "You asked: "+e.Question[k][0].Content+" I will call "+strings.Join(bfcl.CallNames(calls), ", ")+".")
+			plan := format.Block(f.Think, "You asked: "+e.Question[k][0].Content+" I will call "+strings.Join(bfcl.CallNames(calls), ", ")+".")
 			if req.RNG.Float64() >= req.ToolFraction {
 				d.Segments = append(d.Segments, rollout.Segment{Text: plan + "Done." + req.EOS})
 				continue
@@ -53,8 +54,8 @@ func (s *Set) Demonstrations(ctx context.Context, req family.DemoRequest) ([]rol
 			}
 			d.UsesTool = true
 			d.Segments = append(d.Segments,
-				rollout.Segment{Text: plan + rollout.Block(f.Code, input)},
-				rollout.Segment{Text: rollout.ResultBlock(f, res.Output), Tool: true},
+				rollout.Segment{Text: plan + format.Block(f.Code, input)},
+				rollout.Segment{Text: format.ResultBlock(f, res.Output), Tool: true},
 				rollout.Segment{Text: "Done." + req.EOS})
 		}
 		sess.Close()

@@ -9,6 +9,7 @@ import (
 	"github.com/artist-rl/artist/envs/family"
 	"github.com/artist-rl/artist/internal/datadir"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // FamilyName is the task.name of generated function-calling
@@ -49,7 +50,7 @@ func (Family) ChatAdapter() rollout.ChatAdapter { return bfcl.Chat{} }
 // Open implements family.Family: it draws the held-out split from
 // HeldoutSeed, then the training pool from TrainSeed without any
 // held-out conversation.
-func (Family) Open(section any, _ rollout.Format) (family.Set, error) {
+func (Family) Open(section any, _ format.Format) (family.Set, error) {
 	c := *section.(*Config)
 	d, err := bfcl.Load(datadir.Path(c.Data))
 	if err != nil {

@@ -11,9 +11,10 @@ import (
 	"github.com/artist-rl/artist/envs/family"
 	"github.com/artist-rl/artist/reward"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
-var fcFormat = rollout.Format{Think: "reasoning", Code: "tool", Output: "tool_result", Answer: "answer"}
+var fcFormat = format.Format{Think: "reasoning", Code: "tool", Output: "tool_result", Answer: "answer"}
 
 // played is a trajectory that makes the given calls, one tool block per
 // turn, over the conversation's turns.
@@ -147,7 +148,7 @@ func TestDemonstrationsReal(t *testing.T) {
 			t.Fatalf("%s: %d results for %d turns", e.ID, len(results), len(e.GroundTruth))
 		}
 		for k, turn := range e.GroundTruth {
-			want := rollout.ResultBlock(fcFormat, env.Execute(turn[0]))
+			want := format.ResultBlock(fcFormat, env.Execute(turn[0]))
 			if results[k] != want {
 				t.Errorf("%s turn %d: result %q, the instances return %q", e.ID, k, results[k], want)
 			}

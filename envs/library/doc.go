@@ -27,10 +27,10 @@
 //
 // # Rendering
 //
-// In the tag format of a run (rollout.Format) a demonstration reads as
+// In the tag format of a run (format.Format) a demonstration reads as
 // the policy would have written it: the input and a newline, then per
 // step the thought in think tags, the call in code tags and the result as
-// the engine writes it (rollout.ResultBlock), then the answer in answer
+// the engine writes it (format.ResultBlock), then the answer in answer
 // tags. In ART's own syntax (SyntaxART) it reads
 //
 //	Q: <input>

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/artist-rl/artist/envs/library"
-	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 func Example() {
@@ -20,8 +20,8 @@ func Example() {
 		fmt.Printf("%s transfer=%v similar=%v\n", m.Demo.ID, m.Transfer, m.Score > 0)
 	}
 	d, _ := lib.Find("mul")
-	fmt.Println(library.Render(d, rollout.DefaultFormat(), library.SyntaxTags))
-	fmt.Println(library.Render(d, rollout.DefaultFormat(), library.SyntaxART))
+	fmt.Println(library.Render(d, format.DefaultFormat(), library.SyntaxTags))
+	fmt.Println(library.Render(d, format.DefaultFormat(), library.SyntaxART))
 	// Output:
 	// mul transfer=false similar=true
 	// rev transfer=true similar=false

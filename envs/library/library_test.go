@@ -13,6 +13,7 @@ import (
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/envs/sandbox"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -200,7 +201,7 @@ func TestPromptGolden(t *testing.T) {
 	ix := NewIndex(loadFixture(t))
 	task := envs.Task{ID: "t", Prompt: "A jar holds 40 coins. 12 are taken out. How many coins are left?"}
 	for _, syn := range []Syntax{SyntaxTags, SyntaxART} {
-		got := Prefix(ix.Select("arith", task.Prompt, 2), rollout.DefaultFormat(), syn) + rollout.PromptText(task)
+		got := Prefix(ix.Select("arith", task.Prompt, 2), format.DefaultFormat(), syn) + rollout.PromptText(task)
 		path := filepath.Join("testdata", "prompt_"+string(syn)+".golden")
 		if *update {
 			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
@@ -220,7 +221,7 @@ func TestPromptGolden(t *testing.T) {
 // TestRolloutRoundTrip turns the fixture into warm-start solutions and
 // back: nothing is lost, and the tool results are the masked segments.
 func TestRolloutRoundTrip(t *testing.T) {
-	f := rollout.DefaultFormat()
+	f := format.DefaultFormat()
 	for i, d := range loadFixture(t).Demos {
 		r := ToRollout(d, f)
 		for _, s := range r.Segments {
@@ -240,7 +241,7 @@ func TestRolloutRoundTrip(t *testing.T) {
 }
 
 func TestFromRolloutErrors(t *testing.T) {
-	f := rollout.DefaultFormat()
+	f := format.DefaultFormat()
 	task := envs.Task{ID: "t", Prompt: "q"}
 	cases := []struct {
 		segs []rollout.Segment

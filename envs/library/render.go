@@ -7,6 +7,7 @@ import (
 
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // Syntax is how demonstrations are written into a prompt.
@@ -41,8 +42,8 @@ func (d Demo) Task() envs.Task { return envs.Task{ID: d.ID, Prompt: d.Input, Ans
 // in f's style by rollout.Program: its task, and segments that alternate
 // the policy's text (thoughts in think tags, calls in code tags, the
 // answer in answer tags; or the art style's lines) and each result as the
-// engine writes it (rollout.Format.ResultText, loss mask 0).
-func ToRollout(d Demo, f rollout.Format) rollout.Demo {
+// engine writes it (format.Format.ResultText, loss mask 0).
+func ToRollout(d Demo, f format.Format) rollout.Demo {
 	prog := rollout.NewProgram(f)
 	for _, s := range d.Steps {
 		if s.Thought != "" {
@@ -59,7 +60,7 @@ func ToRollout(d Demo, f rollout.Format) rollout.Demo {
 // Render writes d in syntax: with SyntaxTags, rollout.PromptText of its
 // task followed by the response of ToRollout; with SyntaxART, the form
 // of the package doc. The text ends with the answer, without a newline.
-func Render(d Demo, f rollout.Format, syntax Syntax) string {
+func Render(d Demo, f format.Format, syntax Syntax) string {
 	if syntax != SyntaxART {
 		return rollout.PromptText(d.Task()) + strings.TrimSuffix(ToRollout(d, f).Response(), "\n")
 	}
@@ -85,7 +86,7 @@ const demoSep = "\n\n"
 // Prefix is the text put before a task's prompt: the matches rendered in
 // syntax, each followed by a blank line, the most similar last so that
 // it stands next to the task. No matches give "".
-func Prefix(matches []Match, f rollout.Format, syntax Syntax) string {
+func Prefix(matches []Match, f format.Format, syntax Syntax) string {
 	var b strings.Builder
 	for i := len(matches) - 1; i >= 0; i-- {
 		b.WriteString(Render(matches[i].Demo, f, syntax) + demoSep)
@@ -102,9 +103,9 @@ func Prefix(matches []Match, f rollout.Format, syntax Syntax) string {
 // without a result, a later user turn or no answer is an error.
 //
 // In the art style of f the policy's segments are read as lines
-// (rollout.Format.Pieces: reasoning lines, call lines, the answer line)
+// (format.Format.Pieces: reasoning lines, call lines, the answer line)
 // and each result segment must be the next call's "#n: " lines.
-func FromRollout(r rollout.Demo, f rollout.Format, family, tool string) (Demo, error) {
+func FromRollout(r rollout.Demo, f format.Format, family, tool string) (Demo, error) {
 	d := Demo{ID: r.Task.ID, Family: family, Input: r.Task.Prompt}
 	fail := func(format string, args ...any) (Demo, error) {
 		return Demo{}, fmt.Errorf("library: solution of %s: %s", r.Task.ID, fmt.Sprintf(format, args...))
@@ -167,13 +168,13 @@ func FromRollout(r rollout.Demo, f rollout.Format, family, tool string) (Demo, e
 }
 
 // readART fills d's steps and answer from an art-style solution.
-func (d *Demo) readART(r rollout.Demo, f rollout.Format, tool string) error {
+func (d *Demo) readART(r rollout.Demo, f format.Format, tool string) error {
 	var thought string
 	pending, answered, calls := false, false, 0
 	for _, seg := range r.Segments {
 		pieces := f.Pieces(seg.Text)
 		if seg.Tool {
-			if !pending || len(pieces) != 1 || pieces[0].Kind != rollout.PieceResult || pieces[0].N != calls {
+			if !pending || len(pieces) != 1 || pieces[0].Kind != format.PieceResult || pieces[0].N != calls {
 				return fmt.Errorf("tool text %.80q is not the result of call %d", seg.Text, calls)
 			}
 			d.Steps[len(d.Steps)-1].Result, pending = pieces[0].Text, false
@@ -184,12 +185,12 @@ func (d *Demo) readART(r rollout.Demo, f rollout.Format, tool string) error {
 				return fmt.Errorf("line %.60q after the answer or before a call's result", p.Text)
 			}
 			switch p.Kind {
-			case rollout.PieceText:
+			case format.PieceText:
 				thought = p.Text
-			case rollout.PieceCall:
+			case format.PieceCall:
 				d.Steps = append(d.Steps, Step{Thought: thought, Tool: tool, Call: p.Text})
 				thought, pending, calls = "", true, calls+1
-			case rollout.PieceAnswer:
+			case format.PieceAnswer:
 				if thought != "" {
 					d.Steps = append(d.Steps, Step{Thought: thought})
 				}
@@ -208,9 +209,9 @@ func (d *Demo) readART(r rollout.Demo, f rollout.Format, tool string) error {
 	return nil
 }
 
-// resultOf reads a result block (rollout.ResultBlock) back.
-func resultOf(text string, f rollout.Format) (string, bool) {
-	open, end := rollout.Open(f.Output), rollout.Close(f.Output)+"\n"
+// resultOf reads a result block (format.ResultBlock) back.
+func resultOf(text string, f format.Format) (string, bool) {
+	open, end := format.Open(f.Output), format.Close(f.Output)+"\n"
 	if !strings.HasPrefix(text, open) || !strings.HasSuffix(text, end) || len(text) < len(open)+len(end) {
 		return "", false
 	}
@@ -221,7 +222,7 @@ type block struct{ name, body string }
 
 // splitBlocks cuts the policy's text into its tag blocks; only
 // whitespace may stand between them.
-func splitBlocks(text string, f rollout.Format) ([]block, error) {
+func splitBlocks(text string, f format.Format) ([]block, error) {
 	var out []block
 	for rest := text; strings.TrimSpace(rest) != ""; {
 		rest = strings.TrimLeft(rest, " \t\n")
@@ -229,20 +230,20 @@ func splitBlocks(text string, f rollout.Format) ([]block, error) {
 		if !ok {
 			return nil, fmt.Errorf("text %.60q stands outside the tags", rest)
 		}
-		body := rest[len(rollout.Open(name)):]
-		end := strings.Index(body, rollout.Close(name))
+		body := rest[len(format.Open(name)):]
+		end := strings.Index(body, format.Close(name))
 		if end < 0 {
 			return nil, fmt.Errorf("%s block is not closed", name)
 		}
 		out = append(out, block{name, body[:end]})
-		rest = body[end+len(rollout.Close(name)):]
+		rest = body[end+len(format.Close(name)):]
 	}
 	return out, nil
 }
 
-func openingTag(text string, f rollout.Format) (string, bool) {
+func openingTag(text string, f format.Format) (string, bool) {
 	for _, n := range []string{f.Think, f.Code, f.Output, f.Answer} {
-		if strings.HasPrefix(text, rollout.Open(n)) {
+		if strings.HasPrefix(text, format.Open(n)) {
 			return n, true
 		}
 	}

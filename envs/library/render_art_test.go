@@ -9,13 +9,14 @@ import (
 
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
-func artFormat() rollout.Format { f := rollout.DefaultFormat(); f.Style = rollout.StyleART; return f }
+func artFormat() format.Format { f := format.DefaultFormat(); f.Style = format.StyleART; return f }
 
 // TestRolloutRoundTripART turns the fixture into art-style warm-start
 // solutions and back: the masked segments are the "#n: " results, and
-// reasoning, calls (written as one line, rollout.OneLine), results and
+// reasoning, calls (written as one line, format.OneLine), results and
 // answer come back.
 func TestRolloutRoundTripART(t *testing.T) {
 	f := artFormat()
@@ -37,7 +38,7 @@ func TestRolloutRoundTripART(t *testing.T) {
 		want := d
 		want.Steps = nil
 		for _, s := range d.Steps {
-			s.Call = rollout.OneLine(s.Call)
+			s.Call = format.OneLine(s.Call)
 			s.Result = strings.TrimRight(s.Result, "\n")
 			want.Steps = append(want.Steps, s)
 		}

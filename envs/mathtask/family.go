@@ -11,6 +11,7 @@ import (
 	"github.com/artist-rl/artist/internal/datadir"
 	"github.com/artist-rl/artist/reward"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // FamilyName is the task.name of math problems read from files.
@@ -67,7 +68,7 @@ func (Family) Rewards() []string { return reward.AnswerRewards() }
 func (Family) WritesDemos() bool { return false }
 
 // Open implements family.Family: it loads both files.
-func (Family) Open(section any, f rollout.Format) (family.Set, error) {
+func (Family) Open(section any, f format.Format) (family.Set, error) {
 	c := section.(*Config)
 	train, _, err := Load(datadir.Path(c.Train))
 	if err != nil {
@@ -91,7 +92,7 @@ func (Family) Benchmarks() []string {
 
 // OpenBenchmark implements family.Bencher: the problems of the
 // benchmark's file under dataDir (for example dataDir/math500/test.jsonl).
-func (Family) OpenBenchmark(dataDir, name string, _ any, f rollout.Format) (family.Set, error) {
+func (Family) OpenBenchmark(dataDir, name string, _ any, f format.Format) (family.Set, error) {
 	i := slices.IndexFunc(benchmarks, func(b struct{ name, file string }) bool { return b.name == name })
 	if i < 0 {
 		return nil, fmt.Errorf("mathtask: %q is not a math benchmark", name)

@@ -11,6 +11,7 @@ import (
 	"github.com/artist-rl/artist/envs/sandbox"
 	"github.com/artist-rl/artist/reward"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // FamilyName is the task.name of the multi-step word problems.
@@ -47,7 +48,7 @@ func (Family) Rewards() []string { return reward.AnswerRewards() }
 func (Family) WritesDemos() bool { return true }
 
 // Open implements family.Family with NewSplit.
-func (Family) Open(section any, f rollout.Format) (family.Set, error) {
+func (Family) Open(section any, f format.Format) (family.Set, error) {
 	c := *section.(*Config)
 	train, heldout, err := NewSplit(c)
 	if err != nil {
@@ -98,7 +99,7 @@ func (s *Set) Demonstrations(ctx context.Context, req family.DemoRequest) ([]rol
 // the last output; otherwise it answers directly. A tool result that is
 // not the step's true value is an error: the library holds only correct
 // solutions.
-func Demonstrations(ctx context.Context, f rollout.Format, tasks []envs.Task, useTool []bool, tool envs.Tool) ([]rollout.Demo, error) {
+func Demonstrations(ctx context.Context, f format.Format, tasks []envs.Task, useTool []bool, tool envs.Tool) ([]rollout.Demo, error) {
 	demos := make([]rollout.Demo, len(tasks))
 	for i, t := range tasks {
 		p, ok := parseID(t.ID)

@@ -7,13 +7,14 @@ import (
 
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // TestDemonstrationsART: in the art style each step is a call line whose
 // result is the next numbered, masked "#n: " line.
 func TestDemonstrationsART(t *testing.T) {
-	f := rollout.DefaultFormat()
-	f.Style = rollout.StyleART
+	f := format.DefaultFormat()
+	f.Style = format.StyleART
 	task := Problem{3, 482, 37, 64, 25, 0, 0}.Task()
 	tool := &scriptTool{outs: []string{"17834\n", "42\n", "67\n"}}
 	demos, err := Demonstrations(context.Background(), f, []envs.Task{task}, []bool{true}, tool)

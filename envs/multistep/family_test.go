@@ -9,6 +9,7 @@ import (
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/envs/sandbox"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // scriptTool answers the calls with fixed outputs in turn and records the
@@ -29,7 +30,7 @@ func (s *scriptTool) Call(_ context.Context, code string) envs.Result {
 // snippet starting from the value the previous call printed, with every
 // result masked.
 func TestDemonstrations(t *testing.T) {
-	f := rollout.DefaultFormat()
+	f := format.DefaultFormat()
 	task := Problem{3, 482, 37, 64, 25, 0, 0}.Task()
 	cases := []struct {
 		name    string
@@ -74,7 +75,7 @@ func TestDemonstrations(t *testing.T) {
 // TestDemonstrationsRefuseWrongResults: a tool whose output is not the
 // step's true value, or a foreign task, is an error, not a demonstration.
 func TestDemonstrationsRefuseWrongResults(t *testing.T) {
-	f := rollout.DefaultFormat()
+	f := format.DefaultFormat()
 	task := Problem{2, 482, 37, 64, 0, 0, 0}.Task()
 	_, err := Demonstrations(context.Background(), f, []envs.Task{task}, []bool{true}, &scriptTool{outs: []string{"17834\n", "41\n"}})
 	if err == nil || !strings.Contains(err.Error(), "step 2") {
@@ -104,7 +105,7 @@ func TestDemonstrationsRunInSandbox(t *testing.T) {
 	for i := range useTool {
 		useTool[i] = true
 	}
-	demos, err := Demonstrations(context.Background(), rollout.DefaultFormat(), tasks, useTool, sb)
+	demos, err := Demonstrations(context.Background(), format.DefaultFormat(), tasks, useTool, sb)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +128,7 @@ func TestDemonstrationsRunInSandbox(t *testing.T) {
 // TestSetJudgeAndGroups: the family decides correctness by the final
 // answer and names each task's step-count group.
 func TestSetJudgeAndGroups(t *testing.T) {
-	set, err := Family{}.Open(Family{}.DefaultConfig(), rollout.DefaultFormat())
+	set, err := Family{}.Open(Family{}.DefaultConfig(), format.DefaultFormat())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/artist-rl/artist/envs/family"
 	"github.com/artist-rl/artist/internal/datadir"
-	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // FamilyName is the task.name (and tool.kind) of tau-bench.
@@ -173,7 +173,7 @@ func (Family) WritesDemos() bool { return false }
 
 // Open implements family.Family: the training split and the held-out
 // split of the domain.
-func (Family) Open(section any, f rollout.Format) (family.Set, error) {
+func (Family) Open(section any, f format.Format) (family.Set, error) {
 	c := *section.(*Config)
 	dir := filepath.Join(datadir.Path(c.Data), c.Env)
 	train, err := openSplit(dir, c, c.Split)
@@ -194,7 +194,7 @@ func (Family) Benchmarks() []string {
 
 // OpenBenchmark implements family.Bencher: the test split of the
 // benchmark's domain under dataDir/tau_bench, with section's user.
-func (Family) OpenBenchmark(dataDir, name string, section any, f rollout.Format) (family.Set, error) {
+func (Family) OpenBenchmark(dataDir, name string, section any, f format.Format) (family.Set, error) {
 	env, ok := strings.CutPrefix(name, BenchmarkPrefix)
 	if _, known := Splits[env]; !ok || !known {
 		return nil, fmt.Errorf("taubench: %q is not a tau-bench benchmark: use %s%s or %s%s", name, BenchmarkPrefix, Airline, BenchmarkPrefix, Retail)

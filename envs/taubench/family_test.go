@@ -15,9 +15,10 @@ import (
 	"github.com/artist-rl/artist/internal/datadir"
 	"github.com/artist-rl/artist/internal/pyval"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
-var fcFormat = rollout.Format{Think: "reasoning", Code: "tool", Output: "tool_result", Answer: "answer"}
+var fcFormat = format.Format{Think: "reasoning", Code: "tool", Output: "tool_result", Answer: "answer"}
 
 func TestConfigValidate(t *testing.T) {
 	cases := []struct {

@@ -10,6 +10,7 @@ import (
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/internal/pyval"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 var (
@@ -66,7 +67,7 @@ type Tool struct {
 	domain  *Domain
 	tasks   map[string]Task
 	newUser func(id string, t Task) (User, error)
-	format  rollout.Format
+	format  format.Format
 	// maxReplies bounds the user's answers per trajectory.
 	maxReplies int
 }
@@ -103,7 +104,7 @@ type Session struct {
 	mu     sync.Mutex
 	env    *Env
 	user   User
-	format rollout.Format
+	format format.Format
 	broken string
 	over   bool // transfer_to_human_agents was called, or a tool failed the episode
 }
@@ -186,12 +187,12 @@ func errResult(msg string) envs.Result {
 // Message is what a respond action of a policy's turn says: the turn's
 // text with every think block (Format.Think) and unclosed tag pair
 // removed, trimmed.
-func Message(said string, f rollout.Format) string {
+func Message(said string, f format.Format) string {
 	for _, name := range []string{f.Think} {
 		if name == "" {
 			continue
 		}
-		open, closeTag := rollout.Open(name), rollout.Close(name)
+		open, closeTag := format.Open(name), format.Close(name)
 		for {
 			i := strings.Index(said, open)
 			if i < 0 {
@@ -213,7 +214,7 @@ func Message(said string, f rollout.Format) string {
 // action) and its respond messages (t.Replies), each turn's calls before
 // the message that ended the turn. Done is true when the user ended the
 // conversation or transfer_to_human_agents was called.
-func TrajectoryOutcome(d *Domain, t *rollout.Trajectory, f rollout.Format) Outcome {
+func TrajectoryOutcome(d *Domain, t *rollout.Trajectory, f format.Format) Outcome {
 	env := d.NewEnv()
 	o := Outcome{}
 	calls := t.Calls

@@ -14,6 +14,7 @@ import (
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/envs/family"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // split is one domain split, loaded.
@@ -46,7 +47,7 @@ func TaskID(env, split string, index int) string { return fmt.Sprintf("%s/%s/%d"
 type Set struct {
 	domain  *Domain
 	cfg     Config
-	format  rollout.Format
+	format  format.Format
 	train   []string // task IDs of the training split
 	heldout []string
 	tasks   map[string]Task
@@ -58,7 +59,7 @@ type Set struct {
 	golds    sync.Map          // task ID -> gold hash (string)
 }
 
-func newSet(train, held *split, c Config, f rollout.Format) (*Set, error) {
+func newSet(train, held *split, c Config, f format.Format) (*Set, error) {
 	s := &Set{domain: held.domain, cfg: c, format: f, tasks: map[string]Task{}, index: map[string]int{}, openings: map[string]string{}}
 	if c.User.Kind == UserCheckpoint {
 		m, err := openUserModel(c.User.Checkpoint)
@@ -189,7 +190,7 @@ func (s *Set) Prompt(opening string) string {
 		b.WriteString(s.domain.ToolListing())
 	}
 	fmt.Fprintf(&b, "\nTo call tools, %s, inside %s%s. To speak to the customer, end your turn: its text after your calls is your message.\n\n",
-		CallSyntax, rollout.Open(s.format.Code), rollout.Close(s.format.Code))
+		CallSyntax, format.Open(s.format.Code), format.Close(s.format.Code))
 	b.WriteString("# Customer\n" + opening)
 	return b.String()
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/internal/runlog"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // chars is a tokenizer with one token per byte.
@@ -37,10 +38,10 @@ func ExampleSegments() {
 	t.PromptLen = len(prompt)
 	t.Append(prompt, rollout.KindPrompt, nil)
 	t.Append(tok.Encode("<code>fmt.Println(2*3)</code>"), rollout.KindToolCall, nil)
-	t.Append(tok.Encode(rollout.ResultBlock(rollout.DefaultFormat(), "6\n")), rollout.KindToolResult, nil)
+	t.Append(tok.Encode(format.ResultBlock(format.DefaultFormat(), "6\n")), rollout.KindToolResult, nil)
 	t.Append(tok.Encode("<answer>6</answer>"), rollout.KindModel, nil)
 	t.Calls = []rollout.Call{{Input: "fmt.Println(2*3)", Result: envs.Result{Output: "6\n", Status: envs.StatusOK}}}
-	for _, s := range runlog.Segments(t, tok, rollout.DefaultFormat()) {
+	for _, s := range runlog.Segments(t, tok, format.DefaultFormat()) {
 		status := s.Status
 		if status == "" {
 			status = "-"

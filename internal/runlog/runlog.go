@@ -11,6 +11,7 @@ import (
 
 	"github.com/artist-rl/artist/internal/atomicfile"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // Kind names what a segment of a rollout is.
@@ -78,7 +79,7 @@ type Decoder interface {
 
 // NewSample builds the record of trajectory t: m as given, the task and
 // stop reason from t, and t's segments (see Segments).
-func NewSample(t *rollout.Trajectory, dec Decoder, f rollout.Format, m Meta) Sample {
+func NewSample(t *rollout.Trajectory, dec Decoder, f format.Format, m Meta) Sample {
 	return Sample{
 		Eval: m.Eval, Step: m.Step, Task: t.Task.ID, Family: m.Family, Group: t.Group,
 		Correct: m.Correct, Verdict: m.Verdict, Gold: t.Task.Answer, Stop: string(t.Stop),

@@ -9,6 +9,7 @@ import (
 
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // vocab is a tokenizer whose tokens are the strings of a table, so a test
@@ -68,12 +69,12 @@ type want struct {
 }
 
 func TestSegments(t *testing.T) {
-	math := rollout.DefaultFormat()
-	fc := rollout.Format{Think: "reasoning", Code: "tool", Output: "tool_result", Answer: "answer"}
+	math := format.DefaultFormat()
+	fc := format.Format{Think: "reasoning", Code: "tool", Output: "tool_result", Answer: "answer"}
 	ok := []rollout.Call{{Input: "fmt.Println(2+3)", Result: envs.Result{Output: "5", Status: envs.StatusOK}}}
 	cases := []struct {
 		name   string
-		f      rollout.Format
+		f      format.Format
 		prompt []string
 		pieces []piece
 		calls  []rollout.Call
@@ -227,7 +228,7 @@ func TestSegmentsSplitRune(t *testing.T) {
 		{1, []string{"<code>", "x:=\"", e[:1], e[1:], "\"", "</code>"}},
 		{0, []string{"<output>", "ok", "</output>", "\n"}},
 	}, nil)
-	segs := Segments(tr, v, rollout.DefaultFormat())
+	segs := Segments(tr, v, format.DefaultFormat())
 	kinds, n := []Kind{}, 0
 	for _, s := range segs {
 		kinds = append(kinds, s.Kind)
@@ -248,7 +249,7 @@ func TestWriteReadSamples(t *testing.T) {
 		{0, []string{"<output>", "1", "</output>", "\n"}},
 		{1, []string{"<answer>", "1", "</answer>"}},
 	}, []rollout.Call{{Result: envs.Result{Status: envs.StatusOK}}})
-	s := NewSample(tr, v, rollout.DefaultFormat(), Meta{Eval: "final", Step: 2, Family: "arith", Correct: false,
+	s := NewSample(tr, v, format.DefaultFormat(), Meta{Eval: "final", Step: 2, Family: "arith", Correct: false,
 		Verdict: "gold 5, correct false", Reward: 0.25, Rewards: map[string]float64{"format": 0.25}})
 	if s.Task != "t1" || s.Gold != "5" || s.Stop != "answer" || s.ToolCalls != 1 || s.ModelTokens != 6 || s.Tokens != 11 {
 		t.Fatalf("sample %+v", s)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // Segments splits t into its prompt, model, tool_call, tool_result and
@@ -12,20 +13,20 @@ import (
 // come from f. dec decodes t's tokens: the tokenizer the rollout was
 // sampled with.
 //
-// In the art style of f a tool_call is a call line (rollout.Format.CallLine,
+// In the art style of f a tool_call is a call line (format.Format.CallLine,
 // its "Qn: " label included) with the newline that ends it, or to the end
 // of the run when it is unfinished; a tool_result is a run of result lines
 // ("#n: …") with their newlines (and the newline before them that starts
 // an engine-written run, see rollout.Engine.Run).
-func Segments(t *rollout.Trajectory, dec Decoder, f rollout.Format) []Segment {
-	calls := func(text string) [][2]int { return blocks(text, rollout.Open(f.Code), rollout.Close(f.Code), false) }
-	results := func(text string) [][2]int { return blocks(text, rollout.Open(f.Output), rollout.Close(f.Output), true) }
+func Segments(t *rollout.Trajectory, dec Decoder, f format.Format) []Segment {
+	calls := func(text string) [][2]int { return blocks(text, format.Open(f.Code), format.Close(f.Code), false) }
+	results := func(text string) [][2]int { return blocks(text, format.Open(f.Output), format.Close(f.Output), true) }
 	if f.ART() {
 		calls = func(text string) [][2]int {
 			return artLines(text, func(l string) bool { _, ok := f.CallLine(l); return ok })
 		}
 		results = func(text string) [][2]int {
-			spans := artLines(text, func(l string) bool { _, _, ok := rollout.ResultLine(l); return ok })
+			spans := artLines(text, func(l string) bool { _, _, ok := format.ResultLine(l); return ok })
 			if len(spans) > 0 && spans[0][0] == 1 && text[0] == '\n' {
 				spans[0][0] = 0 // the newline the engine writes when a call line's token ran past it
 			}

@@ -6,11 +6,12 @@ import (
 
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 func TestSegmentsART(t *testing.T) {
-	art := rollout.DefaultFormat()
-	art.Style = rollout.StyleART
+	art := format.DefaultFormat()
+	art.Style = format.StyleART
 	ok := rollout.Call{Result: envs.Result{Status: envs.StatusOK}}
 	bad := rollout.Call{Result: envs.Result{Status: envs.StatusError}}
 	cases := []struct {

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // testdataMix returns the pairs BenchmarkGradeTestdata grades, from the
@@ -40,7 +40,7 @@ func BenchmarkGradeTestdata(b *testing.B) {
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "pairs/s")
 		})
 	}
-	f := rollout.DefaultFormat()
+	f := format.DefaultFormat()
 	reasoning := strings.Repeat(`We have $x^2 + y^2 = \frac{1}{2}$, so the sum is \(3\). `, 35)
 	responses := make([]string, len(mix))
 	for i, p := range mix {

@@ -3,7 +3,7 @@ package mathgrade
 import (
 	"strings"
 
-	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // MaxAnswerLen is the longest answer, in bytes, that Equal compares; longer
@@ -38,15 +38,15 @@ const MaxAnswerLen = 4096
 // in len(response) and never panics.
 //
 // In the art style of f the answer block is the last answer line
-// ("Ans: 42", rollout.Format.AnswerLine), and the tool's text that is
+// ("Ans: 42", format.Format.AnswerLine), and the tool's text that is
 // ignored is every result line ("#n: …").
-func Extract(response string, f rollout.Format) (answer string, ok bool) {
+func Extract(response string, f format.Format) (answer string, ok bool) {
 	text, s, found := "", "", false
 	if f.ART() {
 		text, s, found = artParts(response, f)
 	} else {
-		text = dropBlocks(response, rollout.Open(f.Output), rollout.Close(f.Output))
-		s, found = lastBlock(text, rollout.Open(f.Answer), rollout.Close(f.Answer))
+		text = dropBlocks(response, format.Open(f.Output), format.Close(f.Output))
+		s, found = lastBlock(text, format.Open(f.Answer), format.Close(f.Answer))
 	}
 	if found {
 		if a, ok := finalAnswer(s); ok {
@@ -73,14 +73,14 @@ func finalAnswer(s string) (string, bool) {
 
 // artParts reads an art-style response: the policy's text (every line
 // but the result lines) and the last answer line's answer, if any.
-func artParts(response string, f rollout.Format) (text, answer string, found bool) {
+func artParts(response string, f format.Format) (text, answer string, found bool) {
 	var b strings.Builder
 	for _, p := range f.Pieces(response) {
 		switch p.Kind {
-		case rollout.PieceResult:
+		case format.PieceResult:
 			b.WriteString(" \n")
 			continue
-		case rollout.PieceAnswer:
+		case format.PieceAnswer:
 			answer, found = p.Text, true
 		}
 		b.WriteString(p.Text + "\n")

@@ -5,17 +5,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 func TestExtractART(t *testing.T) {
-	f := rollout.DefaultFormat()
-	f.Style = rollout.StyleART
+	f := format.DefaultFormat()
+	f.Style = format.StyleART
 	custom := f
 	custom.Answer = "final"
 	cases := []struct {
 		name     string
-		f        rollout.Format
+		f        format.Format
 		response string
 		want     string
 		ok       bool
@@ -48,8 +48,8 @@ func TestExtractART(t *testing.T) {
 // TestExtractARTLinear bounds the time of a long art-style response: many
 // lines of reasoning and results must not make Extract quadratic.
 func TestExtractARTLinear(t *testing.T) {
-	f := rollout.DefaultFormat()
-	f.Style = rollout.StyleART
+	f := format.DefaultFormat()
+	f.Style = format.StyleART
 	long := strings.Repeat("thinking more\n", 20000) + strings.Repeat("#1: x\n", 20000) + "Ans: 5\n"
 	start := time.Now()
 	if got, ok := Extract(long, f); !ok || got != "5" {

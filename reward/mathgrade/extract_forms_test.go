@@ -3,14 +3,14 @@ package mathgrade
 import (
 	"testing"
 
-	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // TestExtractForms checks the answer forms of Extract beyond one box:
 // several boxes that make one list, lead-ins, and explicit statements
 // that come after a box. A case with a gold is also graded against it.
 func TestExtractForms(t *testing.T) {
-	f := rollout.DefaultFormat()
+	f := format.DefaultFormat()
 	cases := []struct {
 		name, response, want string
 		ok                   bool
@@ -61,7 +61,7 @@ func TestExtractForms(t *testing.T) {
 // TestExtractBoxesNotJoined checks that boxes with other words between
 // them never grade as the list of their contents.
 func TestExtractBoxesNotJoined(t *testing.T) {
-	f := rollout.DefaultFormat()
+	f := format.DefaultFormat()
 	for _, r := range []string{
 		`\boxed{1} no no no \boxed{2}`,
 		`\boxed{1} then \boxed{2}`,

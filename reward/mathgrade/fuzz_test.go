@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // slowCall is far beyond the time one grading call may take.
@@ -82,7 +82,7 @@ func FuzzExtract(f *testing.F) {
 	} {
 		f.Add(s[0], s[1])
 	}
-	fm := rollout.DefaultFormat()
+	fm := format.DefaultFormat()
 	f.Fuzz(func(t *testing.T, prefix, ans string) {
 		start := time.Now()
 		got, ok := Extract(prefix, fm)

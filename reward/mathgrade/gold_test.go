@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/artist-rl/artist/internal/datadir"
-	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 // goldSource is a folder of benchmark files: path returns the path of a
@@ -160,7 +160,7 @@ func TestPythonStrings(t *testing.T) {
 // equal to itself, to its \boxed{} form, and to what Extract finds in a
 // response that boxes it or puts it in an answer block.
 func TestBenchmarkGolds(t *testing.T) {
-	f := rollout.DefaultFormat()
+	f := format.DefaultFormat()
 	for _, bf := range goldCases() {
 		t.Run(bf.src.name+"/"+bf.bench, func(t *testing.T) {
 			golds := loadGolds(t, bf.src, bf.bench, bf.field)
@@ -252,7 +252,7 @@ func BenchmarkGrade(b *testing.B) {
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "pairs/s")
 		})
 	}
-	f := rollout.DefaultFormat()
+	f := format.DefaultFormat()
 	reasoning := strings.Repeat(`We have $x^2 + y^2 = \frac{1}{2}$, so the sum is \(3\). `, 35)
 	responses := make([]string, len(mix))
 	for i, p := range mix {

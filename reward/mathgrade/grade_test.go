@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/artist-rl/artist/rollout"
+	"github.com/artist-rl/artist/rollout/format"
 )
 
 func TestExtract(t *testing.T) {
-	f := rollout.DefaultFormat()
+	f := format.DefaultFormat()
 	cases := []struct {
 		name, response, want string
 		ok                   bool
@@ -77,7 +77,7 @@ func TestExtract(t *testing.T) {
 }
 
 func TestExtractCustomTags(t *testing.T) {
-	f := rollout.Format{Think: "reasoning", Code: "python", Output: "result", Answer: "final"}
+	f := format.Format{Think: "reasoning", Code: "python", Output: "result", Answer: "final"}
 	got, ok := Extract("<answer>1</answer><final>2</final><result><final>3</final></result>", f)
 	if !ok || got != "2" {
 		t.Errorf("got %q, %v; want \"2\", true", got, ok)
@@ -245,7 +245,7 @@ func adversarialAnswers() map[string]string {
 // must finish well within a second. (reward's TestFormatStrictBoundedTime
 // feeds the same responses to the strict format reward.)
 func TestBoundedTime(t *testing.T) {
-	f := rollout.DefaultFormat()
+	f := format.DefaultFormat()
 	responses := map[string]string{
 		"unclosed boxed":  strings.Repeat(`\boxed{`, 1<<14),
 		"boxed tokens":    strings.Repeat(`\boxed `, 1<<14),
@@ -278,7 +278,7 @@ func TestBoundedTime(t *testing.T) {
 }
 
 func ExampleExtract() {
-	f := rollout.DefaultFormat()
+	f := format.DefaultFormat()
 	for _, r := range []string{
 		`<think>6 times 7</think><answer>$\boxed{42}$</answer>`,
 		`so the roots are $\boxed{1 \pm \sqrt{2}}$.`,

@@ -1,4 +1,4 @@
-package rollout
+package format
 
 // The art style of Format: ART's program syntax (Paranjape et al., 2023).
 //
@@ -174,20 +174,19 @@ func (f Format) piece(line string, ended bool) Piece {
 	return Piece{Kind: PieceText, Text: line}
 }
 
-// lineEvent is what the newline ending an art-style line asks of the
-// engine.
-type lineEvent int
+// Event is what the newline ending an art-style line asks of the engine.
+type Event int
 
 const (
-	lineNone   lineEvent = iota
-	lineCall             // run the call whose input is the line's
-	lineAnswer           // end the turn
+	EventNone   Event = iota
+	EventCall         // run the call whose input is the line's
+	EventAnswer       // end the turn
 )
 
-// artEvent finds the first newline of text at or after from that ends a
+// LineEvent finds the first newline of text at or after from that ends a
 // call or an answer line, and says which, with the call's input. A line
 // starts after a newline or at the start of text.
-func (f Format) artEvent(text string, from int) (lineEvent, string) {
+func (f Format) LineEvent(text string, from int) (Event, string) {
 	for i := from; i < len(text); i++ {
 		j := strings.IndexByte(text[i:], '\n')
 		if j < 0 {
@@ -196,11 +195,11 @@ func (f Format) artEvent(text string, from int) (lineEvent, string) {
 		i += j
 		line := text[strings.LastIndexByte(text[:i], '\n')+1 : i]
 		if in, ok := f.CallLine(line); ok {
-			return lineCall, in
+			return EventCall, in
 		}
 		if _, ok := f.AnswerLine(line); ok {
-			return lineAnswer, ""
+			return EventAnswer, ""
 		}
 	}
-	return lineNone, ""
+	return EventNone, ""
 }

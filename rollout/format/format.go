@@ -1,11 +1,15 @@
-package rollout
+// Package format is how a rollout's text writes reasoning, tool calls,
+// tool results and the answer: the tags style of ARTIST and the art style
+// of ART's program lines. It renders those parts, parses them back and
+// names the stop strings. It imports nothing of the project, so that the
+// engine, rewards and the math grader share it without depending on each
+// other.
+package format
 
 import (
 	"errors"
 	"fmt"
 	"strings"
-
-	"github.com/artist-rl/artist/envs"
 )
 
 // Format says how the rollout text writes reasoning, tool calls, tool
@@ -48,6 +52,9 @@ func Open(name string) string { return "<" + name + ">" }
 
 // Close returns "</name>".
 func Close(name string) string { return "</" + name + ">" }
+
+// Block is body between the opening and closing tags of name.
+func Block(name, body string) string { return Open(name) + body + Close(name) }
 
 // Tags lists the opening and closing tags of every block, in format order:
 // the markers a built-in tokenizer keeps as single tokens. In the art style
@@ -174,28 +181,37 @@ func (f Format) AnswerText(answer string) string {
 	return Block(f.Answer, answer)
 }
 
-// resultOpen, resultBody and resultClose are the three pieces of the n-th
+// ResultOpen, ResultBody and ResultClose are the three pieces of the n-th
 // call's result block that the engine encodes one by one; the body is
-// the tool's output made safe (see resultText) and may be cut.
-func (f Format) resultOpen(n int) string {
+// the tool's output made safe (see SafeOutput) and may be cut.
+func (f Format) ResultOpen(n int) string {
 	if f.ART() {
 		return f.ResultPrefix(n)
 	}
 	return Open(f.Output)
 }
 
-func (f Format) resultBody(n int, res envs.Result) string {
+// ResultBody is the n-th call's tool output as its result block holds it.
+func (f Format) ResultBody(n int, output string) string {
 	if f.ART() {
-		return f.artResultBody(n, res.Output)
+		return f.artResultBody(n, output)
 	}
-	return resultText(res, f)
+	return f.SafeOutput(output)
 }
 
-func (f Format) resultClose() string {
+// ResultClose ends a result block.
+func (f Format) ResultClose() string {
 	if f.ART() {
 		return "\n"
 	}
 	return Close(f.Output) + resultSuffix
+}
+
+// SafeOutput is tool output with every closing output tag broken
+// ("</output>" becomes "< /output>"), so that a result cannot end its
+// own block early.
+func (f Format) SafeOutput(output string) string {
+	return strings.ReplaceAll(output, Close(f.Output), "< /"+f.Output+">")
 }
 
 // StopStrings are the stop sequences a completions server is given: the
@@ -207,11 +223,3 @@ func (f Format) StopStrings() []string {
 	}
 	return []string{Close(f.Code), Close(f.Answer)}
 }
-
-// PromptText is the default rendering of a task for the policy: the
-// question followed by a newline.
-func PromptText(t envs.Task) string { return t.Prompt + "\n" }
-
-// UserTurnText is the default rendering of a later user message of a
-// multi-turn task: the message on its own line.
-func UserTurnText(msg string) string { return "\n" + msg + "\n" }
