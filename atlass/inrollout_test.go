@@ -54,6 +54,8 @@ func (r *replay) NewSession(n, maxLen int) rollout.Session {
 	return &replaySession{r: r, i: len(r.fed) - 1, text: text}
 }
 
+func (r *replay) Context() int { return 0 }
+
 type replaySession struct {
 	r    *replay
 	i    int
@@ -61,9 +63,9 @@ type replaySession struct {
 	pos  int
 }
 
-func (s *replaySession) Step(feed [][]int) [][]float32 {
+func (s *replaySession) Step(feed [][]int) ([][]float32, error) {
 	if len(feed[0]) == 0 { // left as it is, as the Session contract says
-		return [][]float32{nil}
+		return [][]float32{nil}, nil
 	}
 	s.r.mu.Lock()
 	s.r.fed[s.i] += byteTok{}.Decode(feed[0])
@@ -74,7 +76,7 @@ func (s *replaySession) Step(feed [][]int) [][]float32 {
 		next, s.pos = int(s.text[s.pos]), s.pos+1
 	}
 	logits[next] = 10
-	return [][]float32{logits}
+	return [][]float32{logits}, nil
 }
 
 // renderPlain renders a conversation as "role: text" lines and the

@@ -2,6 +2,7 @@ package evalbench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand"
 	"slices"
@@ -101,14 +102,12 @@ type Generator interface {
 	Generate(ctx context.Context, tasks []envs.Task, k int, rng *rand.Rand) ([]Rollout, error)
 }
 
-// Engine generates with the local token-level rollout engine.
+// Engine generates with the local token-level rollout engine. Generate
+// fails on a problem whose prompt plus the most tokens a response may
+// hold (the response budget and every tool result with its tags) exceeds
+// the policy's context, instead of overflowing the model's session.
 type Engine struct {
 	*rollout.Engine
-	// Context, when positive, is the model's context in tokens. Generate
-	// then fails on a problem whose prompt plus the most tokens a response
-	// may hold (the response budget and every tool result with its tags)
-	// exceeds it, instead of overflowing the model's session.
-	Context int
 }
 
 // Generate implements Generator; it runs a copy of the engine with
@@ -130,40 +129,23 @@ func (e Engine) Generate(ctx context.Context, tasks []envs.Task, k int, rng *ran
 	return out, nil
 }
 
-// Check reports the first task that does not fit the model's context
-// (see Context), so that a caller can refuse a benchmark before running
-// any; Generate checks the same.
+// Check reports the first task that does not fit the model's context,
+// so that a caller can refuse a benchmark before running any; Generate
+// checks the same.
 func (e Engine) Check(tasks []envs.Task) error { return e.fits(tasks) }
 
-// fits checks every task against Context. A prompt that alone overflows
-// it is named as such: no response budget would make it fit.
+// fits checks every task against the policy's context. A prompt that
+// alone overflows it is named as such: no response budget would make it
+// fit.
 func (e Engine) fits(tasks []envs.Task) error {
-	if e.Context <= 0 {
-		return nil
+	var over *rollout.ContextError
+	if err := e.CheckContext(tasks); !errors.As(err, &over) {
+		return err
 	}
-	for _, t := range tasks {
-		n, err := e.MaxLen(t)
-		if err != nil {
-			return err
-		}
-		if n <= e.Context {
-			continue
-		}
-		if p := e.promptLen(t); p >= e.Context {
-			return fmt.Errorf("evalbench: problem %s: its prompt alone takes %d tokens, over the model's context of %d: the prompt does not fit this model; use a model with a longer context", t.ID, p, e.Context)
-		}
-		return fmt.Errorf("evalbench: problem %s: its prompt, user turns and response budget take up to %d tokens, over the model's context of %d: lower rollout.max_response_tokens or use a model with a longer context", t.ID, n, e.Context)
+	if over.Prompt >= over.Context {
+		return fmt.Errorf("evalbench: problem %s: its prompt alone takes %d tokens, over the model's context of %d: the prompt does not fit this model; use a model with a longer context", over.Task, over.Prompt, over.Context)
 	}
-	return nil
-}
-
-// promptLen is the number of tokens of the task's rendered prompt.
-func (e Engine) promptLen(t envs.Task) int {
-	render := e.Prompt
-	if render == nil {
-		render = rollout.PromptText
-	}
-	return len(e.Tokenizer.Encode(render(t)))
+	return fmt.Errorf("evalbench: problem %s: its prompt, user turns and response budget take up to %d tokens, over the model's context of %d: lower rollout.max_response_tokens or use a model with a longer context", over.Task, over.Need, over.Context)
 }
 
 // Remote generates through a policy behind an OpenAI-compatible

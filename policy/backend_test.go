@@ -129,13 +129,13 @@ func runAll(t *testing.T, m *Model, seqs [][]int, coef [][]float32) map[string][
 	for i, sq := range seqs {
 		prompts[i] = sq[:min(len(sq), 2*causalBlock+21)]
 	}
-	out["prompt logits"] = flatten(s.Step(prompts))
+	out["prompt logits"] = flatten(mustStep(t, s, prompts))
 	for step := range 2 {
 		next := make([][]int, len(seqs))
 		for i := range next {
 			next[i] = []int{(i + step) % m.Config.VocabSize}
 		}
-		out["decode logits "+string(rune('1'+step))] = flatten(s.Step(next))
+		out["decode logits "+string(rune('1'+step))] = flatten(mustStep(t, s, next))
 	}
 	return out
 }

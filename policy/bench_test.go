@@ -104,13 +104,13 @@ func BenchmarkSample(b *testing.B) {
 	}
 	for b.Loop() {
 		s := m.NewSession(n, prompt+steps)
-		logits := s.Step(feed)
+		logits := mustStep(b, s, feed)
 		for range steps {
 			next := make([][]int, n)
 			for i, row := range logits {
 				next[i] = []int{argmax(row)}
 			}
-			logits = s.Step(next)
+			logits = mustStep(b, s, next)
 		}
 	}
 	b.ReportMetric(float64(n*steps*b.N)/b.Elapsed().Seconds(), "tokens/s")

@@ -18,7 +18,11 @@ func (m *Model) MeanHidden(ids []int) []float32 {
 		panic(fmt.Sprintf("policy: MeanHidden got %d tokens, over max_position_embeddings %d", len(ids), m.Config.MaxPositionEmbeddings))
 	}
 	s := m.NewSession(1, len(ids))
-	x := s.forward(s.layout([][]int{ids})) // [N, C]
+	lay, err := s.layout([][]int{ids})
+	if err != nil {
+		panic(err) // the length was checked above
+	}
+	x := s.forward(lay) // [N, C]
 	m.be.RMSNorm(host(x), host(x), host(m.Norm.Data), g.C, g.eps)
 	sum := make([]float64, g.C)
 	for t := range ids {

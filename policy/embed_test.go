@@ -32,7 +32,7 @@ func TestMeanHiddenIsPreLogits(t *testing.T) {
 			want := make([]float64, V)
 			s := m.NewSession(1, len(ids))
 			for _, tok := range ids {
-				for v, l := range s.Step([][]int{{tok}})[0] {
+				for v, l := range mustStep(t, s, [][]int{{tok}})[0] {
 					want[v] += float64(l) / float64(len(ids))
 				}
 			}

@@ -33,9 +33,14 @@ func Example() {
 
 	// Sampling: feed prompts of different lengths, then one token each.
 	s := m.NewSession(2, 8)
-	logits := s.Step([][]int{{1, 2, 3}, {5}})
+	logits, err := s.Step([][]int{{1, 2, 3}, {5}})
+	if err != nil {
+		panic(err)
+	}
 	fmt.Println("logits per row:", len(logits[0]), len(logits[1]))
-	logits = s.Step([][]int{{4}, nil})
+	if logits, err = s.Step([][]int{{4}, nil}); err != nil {
+		panic(err)
+	}
 	fmt.Println("skipped row is nil:", logits[1] == nil, "; sequence lengths:", s.Len(0), s.Len(1))
 	// Output:
 	// log p(2 | 1) = -3.68 (an untrained model is near −log 40 = -3.69)

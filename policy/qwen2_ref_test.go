@@ -98,7 +98,11 @@ func relErr(got, want []float32) float64 {
 func fullLogits(m *Model, seq []int) []float32 {
 	g := geometryOf(m.Config)
 	s := m.NewSession(1, len(seq))
-	x := s.forward(s.layout([][]int{seq}))
+	lay, err := s.layout([][]int{seq})
+	if err != nil {
+		panic(err) // the session holds seq
+	}
+	x := s.forward(lay)
 	m.be.RMSNorm(host(x), host(x), host(m.Norm.Data), g.C, g.eps)
 	out := make([]float32, len(seq)*g.V)
 	linear(m.be, out, x, len(seq), g.C, m.Head.Data, nil, g.V)
@@ -177,7 +181,7 @@ func TestHFSessionMatchesReference(t *testing.T) {
 				if done {
 					break
 				}
-				for i, row := range s.Step(feed) {
+				for i, row := range mustStep(t, s, feed) {
 					if row == nil {
 						continue
 					}
@@ -221,13 +225,13 @@ func TestHFBackwardMatchesReference(t *testing.T) {
 }
 
 // greedyCached decodes n tokens greedily, one Step per token on a cache.
-func greedyCached(m *Model, prompt []int, n int) []int {
+func greedyCached(t *testing.T, m *Model, prompt []int, n int) []int {
 	s := m.NewSession(1, len(prompt)+n)
-	row := s.Step([][]int{prompt})[0]
+	row := mustStep(t, s, [][]int{prompt})[0]
 	var out []int
 	for len(out) < n {
 		out = append(out, argmax(row))
-		row = s.Step([][]int{{out[len(out)-1]}})[0]
+		row = mustStep(t, s, [][]int{{out[len(out)-1]}})[0]
 	}
 	return out
 }
@@ -248,7 +252,7 @@ func TestHFGreedyGeneration(t *testing.T) {
 	for _, c := range hfCases(t) {
 		t.Run(c.name, func(t *testing.T) {
 			for _, g := range c.ref.Greedy {
-				cached := greedyCached(c.model, g.Prompt, len(g.Tokens))
+				cached := greedyCached(t, c.model, g.Prompt, len(g.Tokens))
 				full := greedyRecompute(c.model, g.Prompt, len(g.Tokens))
 				if !slices.Equal(cached, full) {
 					t.Errorf("prompt %v: KV cache %v, full recompute %v", g.Prompt, cached, full)

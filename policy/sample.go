@@ -52,6 +52,9 @@ func (m *Model) NewSession(n, maxLen int) *Session {
 	return s
 }
 
+// Context is the most tokens one sequence may hold: max_position_embeddings.
+func (m *Model) Context() int { return m.Config.MaxPositionEmbeddings }
+
 // Len returns the number of tokens sequence i holds.
 func (s *Session) Len(i int) int { return s.lens[i] }
 
@@ -59,14 +62,18 @@ func (s *Session) Len(i int) int { return s.lens[i] }
 // returns, for every i with a non-empty feed, the next-token logits [V]
 // after its last fed token; rows with an empty feed are left as they are
 // and get a nil row. All fed tokens go through one matrix product per
-// weight. Step panics (programmer errors) when len(feed) differs from the
-// session's size, a token is outside [0, vocab_size), or a sequence would
-// exceed maxLen or max_position_embeddings tokens.
-func (s *Session) Step(feed [][]int) [][]float32 {
-	lay := s.layout(feed)
+// weight. Step returns an error, and appends nothing, when a sequence
+// would exceed maxLen or max_position_embeddings tokens; it panics
+// (programmer errors) when len(feed) differs from the session's size or a
+// token is outside [0, vocab_size).
+func (s *Session) Step(feed [][]int) ([][]float32, error) {
+	lay, err := s.layout(feed)
+	if err != nil {
+		return nil, err
+	}
 	out := make([][]float32, len(feed))
 	if len(lay.spans) == 0 {
-		return out
+		return out, nil
 	}
 	x := s.forward(lay) // [N, C]
 	g := s.g
@@ -82,7 +89,7 @@ func (s *Session) Step(feed [][]int) [][]float32 {
 	for i, sp := range lay.spans {
 		out[sp.seq] = logits[i*g.V : (i+1)*g.V : (i+1)*g.V]
 	}
-	return out
+	return out, nil
 }
 
 // span is the block of rows one sequence contributes to a forward call.
@@ -100,14 +107,14 @@ type layout struct {
 	spans  []span
 }
 
-func (s *Session) layout(feed [][]int) layout {
+func (s *Session) layout(feed [][]int) (layout, error) {
 	if len(feed) != len(s.lens) {
 		panic(fmt.Sprintf("policy: Step got %d feeds for a session of %d sequences", len(feed), len(s.lens)))
 	}
 	for i, f := range feed {
 		if n := s.lens[i] + len(f); n > s.limit {
-			panic(fmt.Sprintf("policy: sequence %d would hold %d tokens, over its limit %d (maxLen %d, max_position_embeddings %d)",
-				i, n, s.limit, s.maxLen, s.m.Config.MaxPositionEmbeddings))
+			return layout{}, fmt.Errorf("policy: sequence %d would hold %d tokens, over its limit %d (maxLen %d, max_position_embeddings %d)",
+				i, n, s.limit, s.maxLen, s.m.Config.MaxPositionEmbeddings)
 		}
 		for j, tok := range f {
 			if tok < 0 || tok >= s.g.V {
@@ -128,7 +135,7 @@ func (s *Session) layout(feed [][]int) layout {
 		}
 		s.lens[i] += len(f)
 	}
-	return lay
+	return lay, nil
 }
 
 // forward runs the decoder blocks over the laid-out rows, extending the
@@ -220,7 +227,10 @@ func (m *Model) LogProbs(seqs [][]int) [][]float32 {
 			panic(fmt.Sprintf("policy: LogProbs got a sequence of %d tokens, over max_position_embeddings %d", longest, m.Config.MaxPositionEmbeddings))
 		}
 		s := m.NewSession(hi-lo, longest)
-		lay := s.layout(seqs[lo:hi])
+		lay, err := s.layout(seqs[lo:hi])
+		if err != nil {
+			panic(err) // the lengths were checked above
+		}
 		x := s.forward(lay)
 		m.scoreRows(out[lo:hi], seqs[lo:hi], x, lay)
 		lo = hi

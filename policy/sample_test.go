@@ -65,7 +65,7 @@ func TestSessionStep(t *testing.T) {
 				for i, n := range step {
 					feed[i] = seqs[i][fed[i] : fed[i]+n]
 				}
-				out := s.Step(feed)
+				out := mustStep(t, s, feed)
 				for i, n := range step {
 					fed[i] += n
 					if (out[i] == nil) != (n == 0) {
@@ -118,7 +118,7 @@ func repeat(step []int, n int) [][]int {
 func TestSessionEmptyFeed(t *testing.T) {
 	m := testModel(t, true, 50)
 	s := m.NewSession(3, 8)
-	out := s.Step([][]int{nil, {}, nil})
+	out := mustStep(t, s, [][]int{nil, {}, nil})
 	if len(out) != 3 || out[0] != nil || out[1] != nil || out[2] != nil {
 		t.Fatalf("empty feed gave %v", out)
 	}
@@ -135,12 +135,6 @@ func TestSessionPanics(t *testing.T) {
 		want string
 	}{
 		{"wrong feed count", func() { m.NewSession(2, 8).Step([][]int{{1}}) }, "2 sequences"},
-		{"over maxLen", func() {
-			s := m.NewSession(1, 4)
-			s.Step([][]int{{1, 2, 3}})
-			s.Step([][]int{{4, 5}})
-		}, "maxLen 4"},
-		{"over max_position_embeddings", func() { m.NewSession(1, 1000).Step([][]int{make([]int, 65)}) }, "max_position_embeddings 64"},
 		{"token out of range", func() { m.NewSession(1, 8).Step([][]int{{40}}) }, "outside the vocabulary"},
 		{"bad session size", func() { m.NewSession(-1, 8) }, "NewSession"},
 		{"LogProbs too long", func() { m.LogProbs([][]int{make([]int, 65)}) }, "max_position_embeddings"},
@@ -159,22 +153,60 @@ func TestSessionPanics(t *testing.T) {
 	}
 }
 
-// TestSessionPanicKeepsState checks that a rejected Step changes nothing,
-// so the session stays usable by code that recovers.
-func TestSessionPanicKeepsState(t *testing.T) {
+// TestSessionOverflow checks that a Step past a sequence's room (maxLen
+// or max_position_embeddings) is an error naming the limit.
+func TestSessionOverflow(t *testing.T) {
+	m := testModel(t, true, 51)
+	cases := []struct {
+		name string
+		run  func() error
+		want string
+	}{
+		{"over maxLen", func() error {
+			s := m.NewSession(1, 4)
+			mustStep(t, s, [][]int{{1, 2, 3}})
+			_, err := s.Step([][]int{{4, 5}})
+			return err
+		}, "maxLen 4"},
+		{"over max_position_embeddings", func() error {
+			_, err := m.NewSession(1, 1000).Step([][]int{make([]int, 65)})
+			return err
+		}, "max_position_embeddings 64"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.run()
+			if err == nil || !strings.HasPrefix(err.Error(), "policy: ") || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one mentioning %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// mustStep is s.Step for inputs that fit.
+func mustStep(tb testing.TB, s *Session, feed [][]int) [][]float32 {
+	tb.Helper()
+	out, err := s.Step(feed)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
+
+// TestSessionOverflowKeepsState checks that a rejected Step changes
+// nothing, so the session stays usable.
+func TestSessionOverflowKeepsState(t *testing.T) {
 	m := testModel(t, false, 52)
 	s := m.NewSession(2, 4)
-	s.Step([][]int{{1, 2}, {3}})
-	func() {
-		defer func() { _ = recover() }()
-		s.Step([][]int{{4}, {5, 6, 7, 8}}) // row 1 would hold 5 tokens
-		t.Fatal("Step did not panic")
-	}()
+	mustStep(t, s, [][]int{{1, 2}, {3}})
+	if _, err := s.Step([][]int{{4}, {5, 6, 7, 8}}); err == nil { // row 1 would hold 5 tokens
+		t.Fatal("Step did not fail")
+	}
 	if s.Len(0) != 2 || s.Len(1) != 1 {
 		t.Fatalf("lengths %d, %d after a rejected Step, want 2, 1", s.Len(0), s.Len(1))
 	}
 	seq := []int{1, 2, 9}
-	got := s.Step([][]int{{9}, nil})[0]
+	got := mustStep(t, s, [][]int{{9}, nil})[0]
 	want := refLogSoftmax(m, seq)[2]
 	lse := cpu.LogSumExp(got)
 	for j, z := range got {

@@ -67,7 +67,10 @@ func Complete(ctx context.Context, p Policy, tok Tokenizer, prompt []int, cfg Co
 		if err := ctx.Err(); err != nil {
 			return Completion{}, fmt.Errorf("rollout: %w", err)
 		}
-		logits := sess.Step([][]int{feed})
+		logits, err := sess.Step([][]int{feed})
+		if err != nil {
+			return Completion{}, fmt.Errorf("rollout: %w", err)
+		}
 		u := 0.0
 		if cfg.Temperature != 0 {
 			u = rng.Float64()

@@ -139,16 +139,18 @@ type runner struct {
 // so that the result starts a line; the newline that ends an answer line
 // ends the turn as a closing answer tag does. The calls of all rows that paused in
 // a step run concurrently (at most GOMAXPROCS at once, each with a
-// ToolTimeout deadline) and their results are applied in row order.
-// Decoding waits for them. Call.Result keeps the tool's whole result; the
+// ToolTimeout deadline) while the other rows decode the next step, and
+// their results are applied in row order before that step's tokens are
+// drawn. Call.Result keeps the tool's whole result; the
 // trajectory holds the cut one. A code block closed by the last budgeted
 // model token still runs its call; the row then stops with StopLength.
 //
 // Sampled tokens come from rng, one Float64 per generating row per step
 // in row order (none when greedy), so a seed fixes the trajectories
 // whatever the goroutine timing, given a deterministic policy and tool.
-// Run returns an error if ctx ends, the configuration is invalid, or the
-// policy returns unusable logits; it panics if rng is nil and
+// Run returns an error if ctx ends, the configuration is invalid, a
+// session's Step fails (a sequence over the policy's context: see
+// CheckContext) or the policy returns unusable logits; it panics if rng is nil and
 // Config.Temperature is not 0.
 func (e *Engine) Run(ctx context.Context, tasks []envs.Task, rng *rand.Rand) ([]*Trajectory, error) {
 	return e.run(ctx, tasks, func(int) *rand.Rand { return rng })
@@ -192,17 +194,18 @@ func (e *Engine) run(ctx context.Context, tasks []envs.Task, rngOf func(task int
 			return nil, fmt.Errorf("rollout: %w", err)
 		}
 		feed, active := feeds(rows)
-		logits := sess.Step(feed)
+		logits, err := sess.Step(feed)
 		if calls != nil {
 			calls.finish(r)
 			calls = nil
-			feed, resumed := feeds(rows) // rows paused in the first Step, so nil in logits
-			for i, l := range sess.Step(feed) {
-				if l != nil {
-					logits[i] = l
-				}
+			if err == nil {
+				feed, resumed := feeds(rows) // rows paused in the first Step, so nil in logits
+				err = stepInto(sess, feed, logits)
+				active = mergeRows(active, resumed)
 			}
-			active = mergeRows(active, resumed)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("rollout: %w", err)
 		}
 		if len(active) == 0 {
 			break
@@ -213,6 +216,17 @@ func (e *Engine) run(ctx context.Context, tasks []envs.Task, rngOf func(task int
 		calls = r.startTools(ctx, rows)
 	}
 	return r.collect(rows)
+}
+
+// stepInto steps sess on feed and puts the rows it returns into logits.
+func stepInto(sess Session, feed [][]int, logits [][]float32) error {
+	more, err := sess.Step(feed)
+	for i, l := range more {
+		if l != nil {
+			logits[i] = l
+		}
+	}
+	return err
 }
 
 // mergeRows returns the sorted union of two sorted, disjoint row lists.
@@ -286,6 +300,46 @@ func (e *Engine) MaxLen(task envs.Task) (int, error) {
 	return n, err
 }
 
+// ContextError is a task that may not fit the policy's context.
+type ContextError struct {
+	Task    string // the task's ID
+	Need    int    // the most tokens its trajectories may hold (MaxLen)
+	Prompt  int    // the tokens of its prompt alone
+	Context int    // the policy's context
+}
+
+func (e *ContextError) Error() string {
+	return fmt.Sprintf("rollout: task %s may take %d tokens, over the policy's context of %d", e.Task, e.Need, e.Context)
+}
+
+// CheckContext returns a *ContextError for the first task whose MaxLen is
+// over the policy's context (none when the policy has no limit), so that
+// no rollout of them overflows it mid-run; other errors are MaxLen's.
+func (e *Engine) CheckContext(tasks []envs.Task) error {
+	limit := e.Policy.Context()
+	if limit <= 0 {
+		return nil
+	}
+	for _, t := range tasks {
+		n, err := e.MaxLen(t)
+		if err != nil {
+			return err
+		}
+		if n > limit {
+			return &ContextError{Task: t.ID, Need: n, Prompt: len(e.Tokenizer.Encode(e.promptText(t))), Context: limit}
+		}
+	}
+	return nil
+}
+
+// promptText renders task with Prompt, or PromptText when it is nil.
+func (e *Engine) promptText(task envs.Task) string {
+	if e.Prompt == nil {
+		return PromptText(task)
+	}
+	return e.Prompt(task)
+}
+
 // responseBound is the most tokens a trajectory holds after its prompt.
 func (r *runner) responseBound() int {
 	perCall := r.maxOpen + r.cfg.MaxResultTokens + len(r.closeOut)
@@ -301,16 +355,12 @@ func replyLimit(cfg Config, overhead int) int { return cfg.MaxResultTokens + ove
 // start encodes each prompt and later user turn once and opens G rows per
 // task. It returns the rows and the most tokens any of them may hold.
 func (r *runner) start(tasks []envs.Task) ([]*row, int, error) {
-	prompt := r.e.Prompt
-	if prompt == nil {
-		prompt = PromptText
-	}
 	userTurn := r.userTurn
 	G := r.cfg.GroupSize
 	rows := make([]*row, 0, len(tasks)*G)
 	maxLen := 0
 	for j, task := range tasks {
-		ids := r.e.Tokenizer.Encode(prompt(task))
+		ids := r.e.Tokenizer.Encode(r.e.promptText(task))
 		if len(ids) == 0 {
 			return nil, 0, fmt.Errorf("rollout: task %q: prompt encodes to no tokens", task.ID)
 		}

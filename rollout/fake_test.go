@@ -143,6 +143,8 @@ func (p *scriptPolicy) NewSession(n, maxLen int) Session {
 	return s
 }
 
+func (p *scriptPolicy) Context() int { return 0 }
+
 // logits are the fake's next-token logits after seq, whose first
 // promptLen tokens are the prompt. Tests replay them to check log-probs.
 func (p *scriptPolicy) logits(row int, seq []int, promptLen int) []float32 {
@@ -171,7 +173,7 @@ type scriptSession struct {
 	overflow  error
 }
 
-func (s *scriptSession) Step(feed [][]int) [][]float32 {
+func (s *scriptSession) Step(feed [][]int) ([][]float32, error) {
 	s.feeds = append(s.feeds, feed)
 	out := make([][]float32, len(feed))
 	for i, f := range feed {
@@ -187,7 +189,7 @@ func (s *scriptSession) Step(feed [][]int) [][]float32 {
 		}
 		out[i] = s.p.logits(i, s.seqs[i], s.promptLen[i])
 	}
-	return out
+	return out, nil
 }
 
 // toolFunc adapts a function to envs.Tool.

@@ -76,7 +76,7 @@ type hookedSession struct {
 	hook func()
 }
 
-func (s hookedSession) Step(feed [][]int) [][]float32 {
+func (s hookedSession) Step(feed [][]int) ([][]float32, error) {
 	defer s.hook()
 	return s.Session.Step(feed)
 }

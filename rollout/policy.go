@@ -5,6 +5,9 @@ package rollout
 type Policy interface {
 	// NewSession starts n empty sequences, each with room for maxLen tokens.
 	NewSession(n, maxLen int) Session
+	// Context is the most tokens one sequence may hold (a model's
+	// max_position_embeddings); 0 means no limit.
+	Context() int
 }
 
 // Session is a batch of sequences decoded together (a KV cache).
@@ -12,7 +15,9 @@ type Session interface {
 	// Step appends feed[i] to sequence i and returns, for every i with a
 	// non-empty feed, the next-token logits [V] after its last fed token;
 	// rows with an empty feed are left as they are and get a nil row.
-	Step(feed [][]int) [][]float32
+	// It returns an error, and appends nothing, when a sequence would
+	// hold more tokens than its room (maxLen or the policy's context).
+	Step(feed [][]int) ([][]float32, error)
 }
 
 // Tokenizer turns text into token ids and back.

@@ -81,16 +81,18 @@ type fixedPolicy struct{ logits []float32 }
 
 func (p fixedPolicy) NewSession(n, _ int) Session { return fixedSession{p.logits} }
 
+func (p fixedPolicy) Context() int { return 0 }
+
 type fixedSession struct{ logits []float32 }
 
-func (s fixedSession) Step(feed [][]int) [][]float32 {
+func (s fixedSession) Step(feed [][]int) ([][]float32, error) {
 	out := make([][]float32, len(feed))
 	for i, f := range feed {
 		if len(f) > 0 {
 			out[i] = s.logits
 		}
 	}
-	return out
+	return out, nil
 }
 
 func TestRunTopP(t *testing.T) {

@@ -46,7 +46,9 @@ type peakPolicy struct{ vocab, id int }
 
 func (p peakPolicy) NewSession(n, maxLen int) rollout.Session { return p }
 
-func (p peakPolicy) Step(feed [][]int) [][]float32 {
+func (p peakPolicy) Context() int { return 0 }
+
+func (p peakPolicy) Step(feed [][]int) ([][]float32, error) {
 	out := make([][]float32, len(feed))
 	for i, f := range feed {
 		if len(f) > 0 {
@@ -54,7 +56,7 @@ func (p peakPolicy) Step(feed [][]int) [][]float32 {
 			out[i][p.id] = 10
 		}
 	}
-	return out
+	return out, nil
 }
 
 // TestServeStopsOnEveryStopID: serve loads the checkpoint's stop ids as

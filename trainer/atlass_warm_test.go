@@ -29,7 +29,7 @@ type feedSession struct {
 	p *feedPolicy
 }
 
-func (s *feedSession) Step(feed [][]int) [][]float32 {
+func (s *feedSession) Step(feed [][]int) ([][]float32, error) {
 	if s.p.fed == nil {
 		s.p.fed = slices.Clone(feed[0])
 	}

@@ -114,7 +114,10 @@ func BenchmarkSampleKV(b *testing.B) {
 // logits, and returns the decoded tokens.
 func decodeGreedy(m *policy.Model, prompts [][]int, steps int) [][]int {
 	s := m.NewSession(len(prompts), len(prompts[0])+steps)
-	logits := s.Step(prompts)
+	logits, err := s.Step(prompts)
+	if err != nil {
+		panic(err) // the session holds the prompts and steps
+	}
 	out := make([][]int, len(prompts))
 	next := make([][]int, len(prompts))
 	for range steps {
@@ -123,7 +126,9 @@ func decodeGreedy(m *policy.Model, prompts [][]int, steps int) [][]int {
 			out[i] = append(out[i], tok)
 			next[i] = []int{tok}
 		}
-		logits = s.Step(next)
+		if logits, err = s.Step(next); err != nil {
+			panic(err)
+		}
 	}
 	return out
 }

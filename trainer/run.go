@@ -275,16 +275,11 @@ func (r *Run) checkContext() error {
 	if l, ok := r.Train.(envs.List); ok {
 		tasks = append(slices.Clip(tasks), l...)
 	}
-	eng := r.Engine(r.Cfg.Rollout)
-	limit := r.Model.Config.MaxPositionEmbeddings
-	for _, t := range tasks {
-		n, err := eng.MaxLen(t)
-		if err != nil {
-			return fmt.Errorf("trainer: %w", err)
-		}
-		if n > limit {
-			return fmt.Errorf("trainer: task %s may take %d tokens (prompt, user turns and the rollout budgets), over model.max_position_embeddings %d: raise it or lower rollout.max_response_tokens, max_tool_calls or max_result_tokens", t.ID, n, limit)
-		}
+	var over *rollout.ContextError
+	if err := r.Engine(r.Cfg.Rollout).CheckContext(tasks); errors.As(err, &over) {
+		return fmt.Errorf("trainer: task %s may take %d tokens (prompt, user turns and the rollout budgets), over model.max_position_embeddings %d: raise it or lower rollout.max_response_tokens, max_tool_calls or max_result_tokens", over.Task, over.Need, over.Context)
+	} else if err != nil {
+		return fmt.Errorf("trainer: %w", err)
 	}
 	return nil
 }

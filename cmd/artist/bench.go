@@ -118,7 +118,10 @@ func runBench(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	if rep.TrainStepS, err = benchTrain(m, s, rng); err != nil {
 		return err
 	}
-	prefill, decode := benchDecode(m, s, rng)
+	prefill, decode, err := benchDecode(m, s, rng)
+	if err != nil {
+		return err
+	}
 	rep.TrainTokensPerS = benchRound(float64(s.batch*s.seq)/rep.TrainStepS, 1)
 	rep.PrefillTokensPerS = benchRound(float64(s.decodeBatch*s.prompt)/prefill, 1)
 	rep.DecodeTokensPerS = benchRound(float64(s.decodeBatch*s.newTokens)/decode, 1)
@@ -219,13 +222,16 @@ func benchTrain(m *policy.Model, s benchSettings, rng *rand.Rand) (float64, erro
 // benchDecode times greedy decoding with the key/value cache: the prompts
 // in one step, then one token per sequence per step. It returns the
 // median seconds of the prompt step and of the decoding steps.
-func benchDecode(m *policy.Model, s benchSettings, rng *rand.Rand) (prefill, decode float64) {
+func benchDecode(m *policy.Model, s benchSettings, rng *rand.Rand) (prefill, decode float64, err error) {
 	prompts := benchTokens(rng, s.decodeBatch, s.prompt, m.Config.VocabSize)
 	var pre, dec []float64
 	for range s.steps {
 		sess := m.NewSession(s.decodeBatch, s.prompt+s.newTokens)
 		start := time.Now()
-		logits := sess.Step(prompts)
+		logits, err := sess.Step(prompts)
+		if err != nil {
+			return 0, 0, err
+		}
 		pre = append(pre, time.Since(start).Seconds())
 		start = time.Now()
 		next := make([][]int, s.decodeBatch)
@@ -233,11 +239,13 @@ func benchDecode(m *policy.Model, s benchSettings, rng *rand.Rand) (prefill, dec
 			for i, row := range logits {
 				next[i] = []int{benchArgmax(row)}
 			}
-			logits = sess.Step(next)
+			if logits, err = sess.Step(next); err != nil {
+				return 0, 0, err
+			}
 		}
 		dec = append(dec, time.Since(start).Seconds())
 	}
-	return benchMedian(pre), benchMedian(dec)
+	return benchMedian(pre), benchMedian(dec), nil
 }
 
 func benchTokens(rng *rand.Rand, n, T, V int) [][]int {

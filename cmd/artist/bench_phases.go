@@ -38,7 +38,10 @@ func benchGRPO(m *policy.Model, s benchSettings, rng *rand.Rand, start time.Time
 
 	t0 := time.Now()
 	sess := m.NewSession(B, P+N)
-	logits := sess.Step(seqs)
+	logits, err := sess.Step(seqs)
+	if err != nil {
+		return nil, err
+	}
 	next := make([][]int, B)
 	for range N {
 		for i, row := range logits {
@@ -46,7 +49,9 @@ func benchGRPO(m *policy.Model, s benchSettings, rng *rand.Rand, start time.Time
 			seqs[i] = append(seqs[i], tok)
 			next[i] = []int{tok}
 		}
-		logits = sess.Step(next)
+		if logits, err = sess.Step(next); err != nil {
+			return nil, err
+		}
 	}
 	sess = nil
 	mark("rollout", t0)

@@ -71,7 +71,7 @@ func openBenchPolicy(ctx context.Context, f evalFlags, fam family.Bencher, stder
 		p.newGen = func(tool envs.Tool) evalbench.Generator {
 			e := *eng
 			e.Tool = tool
-			return evalbench.Engine{Engine: &e, Context: r.Model.Config.MaxPositionEmbeddings}
+			return evalbench.Engine{Engine: &e}
 		}
 		return p, nil
 	}
