@@ -20,18 +20,10 @@
 // the weighted total and each component on its own for logging. Unknown
 // names are errors that list the valid ones.
 //
-// Function calling (BFCL v3) registers fc_state (0.5 × matching state
-// attributes), fc_function (0.5 × matched gold calls), both replaying the
-// entries of the bfcl.Scope the family supplies (see FC), and fc_format
-// (0.025 per tag pair, 0.1 more when the order is strict), which reads the
-// format's think, code and output tags as reasoning, calls and results.
-//
-// tau-bench registers taubench_reward (the benchmark's 0/1 reward),
-// taubench_state (1 when the final database is the gold one),
-// taubench_function (share of gold actions matched), taubench_outputs
-// (share of required outputs said) and taubench_format (share of well
-// formed actions, 0 with none), each replaying the trajectory's episode on
-// the *taubench.Set the family supplies.
+// The components of one task family live in the family's package and
+// register there: package bfcl registers fc_state, fc_function and
+// fc_format (see bfcl.FC), package taubench the taubench_* components.
+// This package keeps the shared ones above and the registry.
 //
 // The answer component, Correct and Answers (the judge and voter of tasks
 // with final answers) grade with the math grader, package mathgrade:

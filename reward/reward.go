@@ -60,17 +60,12 @@ func FormatRelaxed(f format.Format) Func {
 	return func(t *rollout.Trajectory, _ envs.Task) (float64, bool) {
 		score := 0.0
 		for _, n := range names {
-			if hasPair(t.Response, n) {
+			if format.HasPair(t.Response, n) {
 				score += relaxedPerTag
 			}
 		}
 		return score, true
 	}
-}
-
-func hasPair(s, name string) bool {
-	i := strings.Index(s, format.Open(name))
-	return i >= 0 && strings.Contains(s[i+len(format.Open(name)):], format.Close(name))
 }
 
 // FormatStrict scores 0.5 when t.Response is, apart from whitespace between
@@ -129,27 +124,13 @@ func scanBlocks(s string, f format.Format) (seq []block, ok bool) {
 		if !found {
 			return nil, false
 		}
-		rest, ok := closeBlock(s[len(format.Open(names[k])):], names[:], int(k), int(output))
+		rest, ok := format.CloseBlock(s[len(format.Open(names[k])):], names[:], int(k), int(output))
 		if !ok {
 			return nil, false
 		}
 		s = rest
 		seq = append(seq, k)
 	}
-}
-
-// closeBlock reads the body of a block of kind k (an index into names)
-// from s, which starts just after the block's opening tag, and returns
-// what follows its closing tag: the first closing tag of the same name.
-// ok is false when the block is not closed or, unless k is opaque (the
-// tool's result, whose text is not the policy's), its body holds a tag of
-// names.
-func closeBlock(s string, names []string, k, opaque int) (rest string, ok bool) {
-	end := strings.Index(s, format.Close(names[k]))
-	if end < 0 || k != opaque && hasTag(s[:end], names) {
-		return "", false
-	}
-	return s[end+len(format.Close(names[k])):], true
 }
 
 func openingAt(s string, names []string) (block, bool) {
@@ -159,15 +140,6 @@ func openingAt(s string, names []string) (block, bool) {
 		}
 	}
 	return 0, false
-}
-
-func hasTag(s string, names []string) bool {
-	for _, n := range names {
-		if strings.Contains(s, format.Open(n)) || strings.Contains(s, format.Close(n)) {
-			return true
-		}
-	}
-	return false
 }
 
 // States of the automaton for T (C O T?)+ A.

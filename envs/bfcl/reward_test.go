@@ -1,4 +1,4 @@
-package reward
+package bfcl
 
 import (
 	"fmt"
@@ -9,19 +9,15 @@ import (
 	"testing"
 
 	"github.com/artist-rl/artist/envs"
-	"github.com/artist-rl/artist/envs/bfcl"
 	"github.com/artist-rl/artist/internal/datadir"
+	"github.com/artist-rl/artist/reward"
 	"github.com/artist-rl/artist/rollout"
 	"github.com/artist-rl/artist/rollout/format"
 )
 
 // bfclDir holds hand-made entries in the BFCL v3 format (testdata at the
 // module root).
-var bfclDir = filepath.Join("..", "testdata", "bfcl_v3")
-
-// fcFormat is the function-calling format of the paper: reasoning, tool
-// and tool_result in the think, code and output tags.
-var fcFormat = format.Format{Think: "reasoning", Code: "tool", Output: "tool_result", Answer: "answer"}
+var bfclDir = filepath.Join("..", "..", "testdata", "bfcl_v3")
 
 var (
 	fcOnce sync.Once
@@ -33,8 +29,8 @@ var (
 func baseFC(t *testing.T) *FC {
 	t.Helper()
 	fcOnce.Do(func() {
-		var d *bfcl.Data
-		if d, fcErr = bfcl.Load(bfclDir); fcErr == nil {
+		var d *Data
+		if d, fcErr = Load(bfclDir); fcErr == nil {
 			fcBase, fcErr = NewFC(d, "base", fcFormat)
 		}
 	})
@@ -150,7 +146,7 @@ func TestFCGroundTruthAllBase(t *testing.T) {
 	}{
 		{"fixture", baseFC, 6},
 		{"benchmark", func(t *testing.T) *FC {
-			d, err := bfcl.Load(datadir.Require(t, "bfcl_v3"))
+			d, err := Load(datadir.Require(t, "bfcl_v3"))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -185,7 +181,7 @@ func TestFCUnknownEntry(t *testing.T) {
 	fc := baseFC(t)
 	tr := fcTrajectory("cd(folder='reports')")
 	task := envs.Task{ID: "multi_turn_miss_func_0"}
-	for name, f := range map[string]Func{"state": fc.State(), "function": fc.Function()} {
+	for name, f := range map[string]reward.Func{"state": fc.State(), "function": fc.Function()} {
 		t.Run(name, func(t *testing.T) {
 			if s, ok := f(tr, task); ok {
 				t.Errorf("applies to an unknown entry with score %v", s)
@@ -263,15 +259,15 @@ func TestFormatFCCustomTags(t *testing.T) {
 	}
 }
 
-func ExampleNewComposite_functionCalling() {
-	d, err := bfcl.Load(bfclDir)
+func ExampleNewFC_composite() {
+	d, err := Load(bfclDir)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	env := Env{Format: fcFormat, Supplies: []any{bfcl.Scope{Data: d, Category: "base"}},
+	env := reward.Env{Format: fcFormat, Supplies: []any{Scope{Data: d, Category: "base"}},
 		Components: []string{"fc_format", "fc_function", "fc_state"}}
-	fc, err := NewComposite(map[string]float64{"fc_format": 1, "fc_function": 1, "fc_state": 1}, env)
+	fc, err := reward.NewComposite(map[string]float64{"fc_format": 1, "fc_function": 1, "fc_state": 1}, env)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -295,13 +291,13 @@ func ExampleNewComposite_functionCalling() {
 // registry, built from the family's scope; other names, missing scopes
 // and bad weights are errors.
 func TestFCComposite(t *testing.T) {
-	d, err := bfcl.Load(bfclDir)
+	d, err := Load(bfclDir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	names := []string{"fc_format", "fc_function", "fc_state"}
-	env := Env{Format: fcFormat, Supplies: []any{bfcl.Scope{Data: d, Category: "base"}}, Components: names}
-	c, err := NewComposite(map[string]float64{"fc_state": 2, "fc_format": 0}, env)
+	env := reward.Env{Format: fcFormat, Supplies: []any{Scope{Data: d, Category: "base"}}, Components: names}
+	c, err := reward.NewComposite(map[string]float64{"fc_state": 2, "fc_format": 0}, env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,17 +307,17 @@ func TestFCComposite(t *testing.T) {
 	cases := []struct {
 		name    string
 		weights map[string]float64
-		env     Env
+		env     reward.Env
 		want    string
 	}{
 		{"none", nil, env, "no components"},
 		{"math component", map[string]float64{"answer": 1}, env, "fc_function, fc_state"},
 		{"nan", map[string]float64{"fc_state": math.NaN()}, env, "finite"},
-		{"no scope", map[string]float64{"fc_state": 1}, Env{Format: fcFormat}, "bfcl.Scope"},
+		{"no scope", map[string]float64{"fc_state": 1}, reward.Env{Format: fcFormat}, "Scope"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, err := NewComposite(tc.weights, tc.env); err == nil || !strings.Contains(err.Error(), tc.want) {
+			if _, err := reward.NewComposite(tc.weights, tc.env); err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("weights %v: error %v, want one containing %q", tc.weights, err, tc.want)
 			}
 		})

@@ -1,6 +1,7 @@
-package reward
+package bfcl
 
 import (
+	"github.com/artist-rl/artist/reward"
 	"strings"
 
 	"github.com/artist-rl/artist/envs"
@@ -29,12 +30,12 @@ import (
 // Text outside blocks (replies and user messages of later turns) is
 // allowed, but a tag of the format outside a well-formed block (an
 // unclosed block or a stray closing tag) breaks the order.
-func FormatFC(f format.Format) Func {
+func FormatFC(f format.Format) reward.Func {
 	names := fcNames(f)
 	return func(t *rollout.Trajectory, _ envs.Task) (float64, bool) {
 		score := 0.0
 		for _, n := range names {
-			if hasPair(t.Response, n) {
+			if format.HasPair(t.Response, n) {
 				score += fcPerTag
 			}
 		}
@@ -68,7 +69,7 @@ func fcBlocks(s string, names [3]string) (seq []int, ok bool) {
 		if !strings.HasPrefix(s[at:], open) {
 			return nil, false
 		}
-		rest, ok := closeBlock(s[at+len(open):], names[:], k, fcResult)
+		rest, ok := format.CloseBlock(s[at+len(open):], names[:], k, fcResult)
 		if !ok {
 			return nil, false
 		}

@@ -1,4 +1,4 @@
-package reward
+package bfcl
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/artist-rl/artist/envs"
-	"github.com/artist-rl/artist/envs/bfcl"
+	"github.com/artist-rl/artist/reward"
 	"github.com/artist-rl/artist/rollout"
 	"github.com/artist-rl/artist/rollout/format"
 )
@@ -22,14 +22,14 @@ const (
 // FC scores trajectories of the entries of one BFCL v3 multi-turn
 // category. task.ID names the entry; a task whose ID is not an entry of
 // the category is not judged by State or Function. The trajectory's tool
-// calls are t.Calls[i].Input, each one or several calls as bfcl.ParseCalls
+// calls are t.Calls[i].Input, each one or several calls as ParseCalls
 // reads them; an input that does not parse counts as no call.
 //
 // An FC is safe for concurrent use: gold end states are computed once per
 // entry and shared.
 type FC struct {
-	data     *bfcl.Data
-	entries  map[string]bfcl.Entry
+	data     *Data
+	entries  map[string]Entry
 	params   map[string][]string // function name -> parameter names in signature order
 	format   format.Format
 	category string
@@ -41,16 +41,16 @@ type FC struct {
 // goldEnd is the end state of an entry's ground-truth replay.
 type goldEnd struct {
 	once  sync.Once
-	state *bfcl.Dict
+	state *Dict
 	err   error
 }
 
 // NewFC reads the entries of category from d and the function
-// documentation of every class (bfcl.FunctionDocs, for parameter order). An
+// documentation of every class (FunctionDocs, for parameter order). An
 // unreadable category or documentation, or an invalid format, is an error.
 // The function-calling text reads the format's think tag as reasoning,
 // its code tag as the calls and its output tag as their results.
-func NewFC(d *bfcl.Data, category string, f format.Format) (*FC, error) {
+func NewFC(d *Data, category string, f format.Format) (*FC, error) {
 	if err := f.Validate(); err != nil {
 		return nil, fmt.Errorf("reward: fc: %w", err)
 	}
@@ -62,7 +62,7 @@ func NewFC(d *bfcl.Data, category string, f format.Format) (*FC, error) {
 	if err != nil {
 		return nil, err
 	}
-	fc := &FC{data: d, entries: map[string]bfcl.Entry{}, params: params, format: f, category: category, gold: map[string]*goldEnd{}}
+	fc := &FC{data: d, entries: map[string]Entry{}, params: params, format: f, category: category, gold: map[string]*goldEnd{}}
 	for _, e := range es {
 		fc.entries[e.ID] = e
 	}
@@ -72,10 +72,10 @@ func NewFC(d *bfcl.Data, category string, f format.Format) (*FC, error) {
 // readParams maps each documented function of the eight classes to its
 // parameter names, in the documented order, which is the order of the
 // Python signature.
-func readParams(d *bfcl.Data) (map[string][]string, error) {
+func readParams(d *Data) (map[string][]string, error) {
 	out := map[string][]string{}
-	for _, class := range bfcl.Classes() {
-		docs, err := bfcl.FunctionDocs(d, class)
+	for _, class := range Classes() {
+		docs, err := FunctionDocs(d, class)
 		if err != nil {
 			return nil, fmt.Errorf("reward: fc: %w", err)
 		}
@@ -87,7 +87,7 @@ func readParams(d *bfcl.Data) (map[string][]string, error) {
 }
 
 // State scores 0.5 × matched / compared, where compared counts the public
-// attributes of every involved class (as in bfcl.Env.State) and matched
+// attributes of every involved class (as in Env.State) and matched
 // those equal, with Python equality and ignoring the file system's parent
 // links as the official checker does, to the end state of the entry's
 // ground truth. The trajectory's end state comes from running all its
@@ -95,7 +95,7 @@ func readParams(d *bfcl.Data) (map[string][]string, error) {
 // extensions included), every function callable. It does not
 // apply to an unknown entry, to an entry without state attributes (math
 // only) or when the entry's instances cannot be built.
-func (fc *FC) State() Func {
+func (fc *FC) State() reward.Func {
 	return func(t *rollout.Trajectory, task envs.Task) (float64, bool) {
 		e, ok := fc.entries[task.ID]
 		if !ok {
@@ -105,7 +105,7 @@ func (fc *FC) State() Func {
 		if err != nil {
 			return 0, false
 		}
-		env, err := bfcl.NewEnv(fc.data, e.InvolvedClasses, e.InitialConfig, e.LongContext())
+		env, err := NewEnv(fc.data, e.InvolvedClasses, e.InitialConfig, e.LongContext())
 		if err != nil {
 			return 0, false
 		}
@@ -120,7 +120,7 @@ func (fc *FC) State() Func {
 	}
 }
 
-func (fc *FC) goldState(e bfcl.Entry) (*bfcl.Dict, error) {
+func (fc *FC) goldState(e Entry) (*Dict, error) {
 	fc.mu.Lock()
 	g, ok := fc.gold[e.ID]
 	if !ok {
@@ -129,7 +129,7 @@ func (fc *FC) goldState(e bfcl.Entry) (*bfcl.Dict, error) {
 	}
 	fc.mu.Unlock()
 	g.once.Do(func() {
-		env, err := bfcl.NewEnv(fc.data, e.InvolvedClasses, e.InitialConfig, e.LongContext())
+		env, err := NewEnv(fc.data, e.InvolvedClasses, e.InitialConfig, e.LongContext())
 		if err != nil {
 			g.err = err
 			return
@@ -146,10 +146,10 @@ func (fc *FC) goldState(e bfcl.Entry) (*bfcl.Dict, error) {
 
 // trajectoryCalls parses every call of t, in order, skipping inputs that
 // do not parse.
-func trajectoryCalls(t *rollout.Trajectory) []bfcl.Call {
-	var out []bfcl.Call
+func trajectoryCalls(t *rollout.Trajectory) []Call {
+	var out []Call
 	for _, c := range t.Calls {
-		cs, err := bfcl.ParseCalls(c.Input)
+		cs, err := ParseCalls(c.Input)
 		if err == nil {
 			out = append(out, cs...)
 		}
@@ -159,12 +159,12 @@ func trajectoryCalls(t *rollout.Trajectory) []bfcl.Call {
 
 // compareStates counts the attributes of every class of want and those
 // equal in got.
-func compareStates(got, want *bfcl.Dict) (matched, compared int) {
+func compareStates(got, want *Dict) (matched, compared int) {
 	for _, class := range want.Keys() {
 		wv, _ := want.Get(class)
 		gv, _ := got.Get(class)
-		wd, _ := wv.(*bfcl.Dict)
-		gd, _ := gv.(*bfcl.Dict)
+		wd, _ := wv.(*Dict)
+		gd, _ := gv.(*Dict)
 		if wd == nil {
 			continue
 		}
@@ -175,7 +175,7 @@ func compareStates(got, want *bfcl.Dict) (matched, compared int) {
 				continue
 			}
 			b, ok := gd.Get(attr)
-			if ok && bfcl.Equal(bfcl.StripParents(bfcl.DeepCopy(a)), bfcl.StripParents(bfcl.DeepCopy(b))) {
+			if ok && Equal(StripParents(DeepCopy(a)), StripParents(DeepCopy(b))) {
 				matched++
 			}
 		}
@@ -191,7 +191,7 @@ func compareStates(got, want *bfcl.Dict) (matched, compared int) {
 // with Python equality; an argument left at its default does not equal
 // one written out. Extra calls do not lower the score. It does not apply
 // to an unknown entry or one without gold calls.
-func (fc *FC) Function() Func {
+func (fc *FC) Function() reward.Func {
 	return func(t *rollout.Trajectory, task envs.Task) (float64, bool) {
 		e, ok := fc.entries[task.ID]
 		if !ok {
@@ -200,7 +200,7 @@ func (fc *FC) Function() Func {
 		var gold []normCall
 		for _, turn := range e.GroundTruth {
 			for _, s := range turn {
-				if c, err := bfcl.ParseCall(s); err == nil {
+				if c, err := ParseCall(s); err == nil {
 					gold = append(gold, fc.normalise(c))
 				}
 			}
@@ -232,7 +232,7 @@ type normCall struct {
 	invalid bool
 }
 
-func (fc *FC) normalise(c bfcl.Call) normCall {
+func (fc *FC) normalise(c Call) normCall {
 	n := normCall{name: c.Name, args: map[string]any{}}
 	ps := fc.params[c.Name]
 	set := func(k string, v any) {
@@ -260,7 +260,7 @@ func (a normCall) equal(b normCall) bool {
 	}
 	for k, v := range a.args {
 		w, ok := b.args[k]
-		if !ok || !bfcl.Equal(v, w) {
+		if !ok || !Equal(v, w) {
 			return false
 		}
 	}
