@@ -45,7 +45,8 @@ func runGrade(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			"{\"extracted\": A, \"equal\": true|false, \"reason\": C}, or {\"line\": N, \"error\": E} for a bad line.\n"+
 			"C says why: same (equal once normalised), equivalent (equal by the math rules),\n"+
 			"mismatch, ordered-tuple (the same items in another order), shape (structures no rule\n"+
-			"compares), name (different named quantities), parse (not readable as math), budget\n"+
+			"compares), name (different named quantities), unnamed (the gold is an equation such\n"+
+			"as 3x - y = 2 and the prediction only its value), parse (not readable as math), budget\n"+
 			"(undecided within the work budget, so unequal), too-long, empty, or no-answer (the\n"+
 			"response holds no answer to extract).")
 		fs.PrintDefaults()

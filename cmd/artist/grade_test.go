@@ -45,6 +45,8 @@ func TestGrade(t *testing.T) {
 		{"bad pred", `{"gold": "1", "pred": true}`, `{"line":1,"error":"pred must be a string or a number"}`},
 		{"bad response", `{"gold": "1", "response": 1}`, `{"line":1,"error":"response must be a string"}`},
 		{"reason ordered tuple", `{"gold": "(1,2)", "pred": "(2,1)"}`, `{"extracted":"(2,1)","equal":false,"reason":"ordered-tuple"}`},
+		{"reason unnamed", `{"gold": "3x - y = 2", "pred": "2"}`, `{"extracted":"2","equal":false,"reason":"unnamed"}`},
+		{"prediction names the quantity", `{"gold": "2", "pred": "3x - y = 2"}`, `{"extracted":"3x - y = 2","equal":true,"reason":"equivalent"}`},
 		{"reason shape", `{"gold": "(1,2)", "pred": "1, 2"}`, `{"extracted":"1, 2","equal":false,"reason":"shape"}`},
 		{"reason name", `{"gold": "x = 5", "pred": "y = 5"}`, `{"extracted":"y = 5","equal":false,"reason":"name"}`},
 		{"reason parse", `{"gold": "1/2", "pred": "\\frac{1}{"}`, `{"extracted":"\\frac{1}{","equal":false,"reason":"parse"}`},

@@ -171,6 +171,7 @@ func ExampleGrade() {
 		{"(1,2)", "(2,1)"},
 		{"x = 5", "y = 5"},
 		{`\frac{1}{`, "1/2"},
+		{"2", "3x - y = 2"}, // the gold is an equation; the bare value does not state it
 	} {
 		fmt.Printf("%+v\n", Grade(p[0], p[1]))
 	}
@@ -179,6 +180,7 @@ func ExampleGrade() {
 	// {Equal:false Reason:ordered-tuple}
 	// {Equal:false Reason:name}
 	// {Equal:false Reason:parse}
+	// {Equal:false Reason:unnamed}
 }
 
 // FuzzGrade checks that Grade is symmetric, reason and all, but where one
