@@ -36,7 +36,19 @@ out=${1:-$ARTIST_ROOT/data}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# On failure, remove the folders left empty (the destination folder too,
+# when nothing was fetched into it) and say how to fetch from elsewhere.
+cleanup() {
+	local rc=$?
+	rm -rf "$tmp"
+	if [ "$rc" -ne 0 ]; then
+		find "$out" -depth -type d -empty -delete 2>/dev/null || true
+		echo "fetch-data.sh failed; files already fetched and verified are kept, and a rerun skips them." >&2
+		echo "To fetch from a mirror laid out as REPOSITORY/COMMIT/PATH, set ARTIST_FETCH_BASE (now $ARTIST_FETCH_BASE), e.g. ARTIST_FETCH_BASE=file:///srv/mirror scripts/fetch-data.sh" >&2
+	fi
+	exit "$rc"
+}
+trap cleanup EXIT
 
 fetch_list "$DATA_FILES" "$out"
 fetch_list "$BFCL_SOURCE_FILES" "$out/bfcl_v3/func_source_code"

@@ -263,6 +263,12 @@ func TestFetchDataScriptChecksum(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, filepath.FromSlash(lists["DATA_FILES"][0].dest))); err != nil {
 		t.Errorf("the file before the corrupted one was not kept: %v", err)
 	}
+	if _, err := os.Stat(filepath.Dir(filepath.Join(out, filepath.FromSlash(bad)))); err == nil {
+		t.Errorf("a failed download left the empty folder of %s", bad)
+	}
+	if !strings.Contains(log, "ARTIST_FETCH_BASE") {
+		t.Errorf("the failure does not say how to fetch from a mirror:\n%s", log)
+	}
 }
 
 // TestDeriveBFCLTablesScript regenerates the embedded tables from an
