@@ -23,6 +23,10 @@ type sandboxResult struct {
 	Error     string      `json:"error"`
 	Truncated bool        `json:"truncated"`
 	WallMS    float64     `json:"wall_ms"`
+	// Line and Column locate a syntax error in the file (1-based); absent
+	// for other results.
+	Line   int `json:"line,omitempty"`
+	Column int `json:"column,omitempty"`
 }
 
 // program is one input of `artist sandbox`: its name ("-" for standard
@@ -70,18 +74,27 @@ func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	return nil
 }
 
-// readPrograms reads every file before anything runs; with none it reads
-// one program from standard input.
+// readPrograms reads every file before anything runs; "-", or no file at
+// all, is one program read from standard input.
 func readPrograms(ctx context.Context, files []string) ([]program, error) {
 	if len(files) == 0 {
-		b, err := io.ReadAll(stdinOf(ctx))
-		if err != nil {
-			return nil, fmt.Errorf("read standard input: %w", err)
-		}
-		return []program{{"-", string(b)}}, nil
+		files = []string{"-"}
 	}
 	progs := make([]program, len(files))
+	stdin := false
 	for i, f := range files {
+		if f == "-" {
+			if stdin {
+				return nil, fmt.Errorf("- (standard input) is named twice")
+			}
+			stdin = true
+			b, err := io.ReadAll(stdinOf(ctx))
+			if err != nil {
+				return nil, fmt.Errorf("read standard input: %w", err)
+			}
+			progs[i] = program{"-", string(b)}
+			continue
+		}
 		b, err := os.ReadFile(f)
 		if err != nil {
 			return nil, err
@@ -103,10 +116,17 @@ func runPrograms(ctx context.Context, s *sandbox.Sandbox, progs []program, state
 		Run(context.Context, string) sandbox.Outcome
 	}) {
 		o := tool.Run(ctx, progs[i].source)
-		results[i] <- sandboxResult{
+		r := sandboxResult{
 			File: progs[i].file, Status: o.Status, Stdout: o.Stdout, Error: o.Message,
 			Truncated: o.Truncated, WallMS: float64(o.Wall) / float64(time.Millisecond),
 		}
+		if o.Status == envs.StatusError {
+			if pos, ok := syntaxPosition(progs[i].source); ok {
+				r.Line, r.Column = pos.Line, pos.Column
+				r.Error = fmt.Sprintf("%d:%d: %s", pos.Line, pos.Column, r.Error)
+			}
+		}
+		results[i] <- r
 	}
 	go func() {
 		if stateful {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -125,5 +126,35 @@ func TestSandboxCommandMisuse(t *testing.T) {
 				t.Errorf("exit %d, results %+v, stderr %q; want exit 2, no results, %q", code, res, stderr, tc.want)
 			}
 		})
+	}
+}
+
+// TestSandboxSyntaxPosition: a syntax error names its line and column in
+// the input, for programs and snippets, read from files or from "-".
+func TestSandboxSyntaxPosition(t *testing.T) {
+	files := writeFiles(t,
+		"prog.go", "package main\n\nfunc main() { x := }\n",
+		"decl.go", "func f() int {\n\treturn 1 +\n}\n",
+		"ok.go", "fmt.Println(2)\n",
+	)
+	code, res, stderr := sandboxCLI(t, "x := 3\nfmt.Println(1 +)\n", files[0], "-", files[1], files[2])
+	if code != 0 || len(res) != 4 {
+		t.Fatalf("exit %d, %d results: %s", code, len(res), stderr)
+	}
+	want := []struct {
+		file      string
+		line, col int
+	}{{files[0], 3, 20}, {"-", 2, 16}, {files[1], 3, 1}, {files[2], 0, 0}}
+	for i, w := range want {
+		r := res[i]
+		if r.File != w.file || r.Line != w.line || r.Column != w.col {
+			t.Errorf("result %d: %s at %d:%d (%q); want %s at %d:%d", i, r.File, r.Line, r.Column, r.Error, w.file, w.line, w.col)
+		}
+		if w.line > 0 && !strings.HasPrefix(r.Error, fmt.Sprintf("%d:%d: ", w.line, w.col)) {
+			t.Errorf("result %d: error %q does not start with its position", i, r.Error)
+		}
+	}
+	if code, _, stderr := sandboxCLI(t, "", "-", "-"); code != 2 || !strings.Contains(stderr, "named twice") {
+		t.Errorf("- twice: exit %d, stderr %q", code, stderr)
 	}
 }

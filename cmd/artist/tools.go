@@ -57,14 +57,22 @@ type toolsCmd struct {
 	db   string
 	args []string // the arguments that are not flags, in order
 	by   *string  // -by, for the commands that record a decision
+	// creates is true for the commands that add tools (add, import),
+	// which create a database that does not exist yet; the others refuse
+	// a missing one rather than create it empty.
+	creates bool
 }
 
 // newToolsCmd makes the flag set of `artist tools NAME`, -db included;
 // withBy adds -by.
 func newToolsCmd(name string, stderr io.Writer, withBy bool) *toolsCmd {
-	c := &toolsCmd{name: name, fs: flag.NewFlagSet("tools "+name, flag.ContinueOnError)}
+	c := &toolsCmd{name: name, fs: flag.NewFlagSet("tools "+name, flag.ContinueOnError), creates: name == "add" || name == "import"}
 	c.fs.SetOutput(stderr)
-	c.fs.StringVar(&c.db, "db", "", "tool database `FILE` (SQLite; created when missing)")
+	usage := "tool database `FILE` (SQLite; it must exist: tools add and import create it)"
+	if c.creates {
+		usage = "tool database `FILE` (SQLite; created when missing)"
+	}
+	c.fs.StringVar(&c.db, "db", "", usage)
 	if withBy {
 		c.by = c.fs.String("by", "", "`WHO` decides (default $USER)")
 	}
@@ -142,6 +150,11 @@ func states(s string) ([]toollib.State, error) {
 
 // withDB opens c's database for fn and closes it.
 func (c *toolsCmd) withDB(fn func(*toollib.DB) error) error {
+	if !c.creates {
+		if _, err := os.Stat(c.db); errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("tool database %s does not exist: check -db, or create it by adding tools (artist tools add -db %s FILE.go, or tools import)", c.db, c.db)
+		}
+	}
 	d, err := toollib.OpenDB(c.db)
 	if err != nil {
 		return err
@@ -280,6 +293,9 @@ func runToolsSearch(_ context.Context, args []string, stdout, stderr io.Writer) 
 	return c.withDB(func(d *toollib.DB) error {
 		recs, err := d.Search(strings.Join(c.args, " "), *k, sts...)
 		printRecords(stdout, recs, false)
+		if err == nil && len(recs) == 0 {
+			explainNoMatch(d, sts, stderr)
+		}
 		return err
 	})
 }
@@ -430,4 +446,26 @@ func decide(name string, args []string, stdout, stderr io.Writer, do func(d *too
 		fmt.Fprintf(stdout, "%s %d %s (by %s)\n", r.State, r.ID, r.Tool.Name, who)
 		return nil
 	})
+}
+
+// explainNoMatch says on w why a search found nothing: no tool in the
+// states searched (by default: none approved yet), or none that matches.
+func explainNoMatch(d *toollib.DB, sts []toollib.State, w io.Writer) {
+	in, err := d.List(sts...)
+	if err != nil {
+		return
+	}
+	what := "tools"
+	if len(sts) == 1 {
+		what = string(sts[0]) + " tools"
+	}
+	if len(in) > 0 {
+		fmt.Fprintf(w, "no %s match the query (%d %s in %s)\n", what, len(in), what, d.Path())
+		return
+	}
+	if n := d.Len(); len(sts) == 1 && sts[0] == toollib.Approved && n > 0 {
+		fmt.Fprintf(w, "no approved tools in %s yet (%d waiting or rejected): see artist tools pending -db %s, then tools approve ID\n", d.Path(), n, d.Path())
+		return
+	}
+	fmt.Fprintf(w, "no %s in %s\n", what, d.Path())
 }

@@ -59,14 +59,16 @@ func TestToolsCommand(t *testing.T) {
 		stderr string
 		parts  bool
 	}{
-		{"list missing db", []string{"list", "-db", db}, 0, "", "", false},
+		{"list missing db", []string{"list", "-db", db}, 1, "", "tool database " + db + " does not exist", false},
+		{"search missing db", []string{"search", "-db", db, "gcd"}, 1, "", "does not exist: check -db, or create it by adding tools", false},
 		{"add two pending", []string{"add", "-db", db, toolFixture("gcd.go"), toolFixture("isprime.go")}, 0,
 			"added 1 func gcd(a, b int) int (3 cases, pending)\nadded 2 func isPrime(n int) bool (3 cases, pending)\n", "", false},
+		{"nothing approved", []string{"search", "-db", db, "gcd"}, 0, "", "no approved tools in " + db + " yet (2 waiting or rejected): see artist tools pending", false},
 		{"add approved, then a failing one", []string{"add", "-db", db, "-approve", "-by", "ada", toolFixture("digitsum.go"), toolFixture("wrong.go")}, 1,
 			"added 3 func digitSum(n int) int (2 cases, approved by ada)\n", `wrong.go: toollib: add triple: toollib: verify triple: case triple(2): got 6, want 7`, false},
 		{"add duplicate", []string{"add", "-db", db, toolFixture("gcd.go")}, 1, "", "already in the database", false},
 		{"add missing file", []string{"add", "-db", db, "nope.go"}, 1, "", "nope.go", false},
-		{"pending tools are not searched", []string{"search", "-db", db, "greatest", "common", "divisor"}, 0, "", "", false},
+		{"pending tools are not searched", []string{"search", "-db", db, "greatest", "common", "divisor"}, 0, "", "no approved tools match the query (1 approved tools in", false},
 		{"search pending", []string{"search", "-db", db, "-state", "pending", "greatest", "common", "divisor"}, 0, "1\tpending\t" + gcd, "", false},
 		{"pending", []string{"pending", "-db", db}, 0, "1\tpending\tfunc gcd(a, b int) int // gcd returns|\t(from human, added |2\tpending\tfunc isPrime", "", true},
 		{"approve with flags after the id", []string{"approve", "-db", db, "1", "-by", "bob"}, 0, "approved 1 gcd (by bob)\n", "", false},
@@ -77,6 +79,7 @@ func TestToolsCommand(t *testing.T) {
 		{"list one state", []string{"list", "-db", db, "-state", "rejected"}, 0, "2\trejected\t" + prime, "", false},
 		{"list bad state", []string{"list", "-db", db, "-state", "maybe"}, 1, "", `unknown state "maybe" (valid: pending, approved, rejected)`, false},
 		{"search", []string{"search", "-db", db, "-k", "1", "greatest", "common", "divisor"}, 0, "1\tapproved\t" + gcd, "", false},
+		{"search without a match", []string{"search", "-db", db, "zebra"}, 0, "", "no approved tools match the query (2 approved tools in", false},
 		{"show", []string{"show", "-db", db, "2"}, 0,
 			"id: 2\nname: isPrime\nstate: rejected by carol at |reason: too slow\norigin: human\n|uses: 0\nsignature: func isPrime(n int) bool\nverified: true\n  ok isPrime(97) == true\n|source:\n// isPrime reports", "", true},
 		{"approve as $USER", []string{"approve", "-db", db, "2"}, 0, "approved 2 isPrime (by dave)\n", "", false},
