@@ -47,6 +47,8 @@ func (r *Run) Evaluate(ctx context.Context, tasks []envs.Task, samples int, temp
 	}
 	rng := stepRNG(r.Cfg.Seed, "eval", 0)
 	var all []*rollout.Trajectory
+	bar := r.evalBar(len(tasks))
+	defer bar.Clear()
 	for lo := 0; lo < len(tasks); lo += evalChunk {
 		hi := min(lo+evalChunk, len(tasks))
 		trajs, err := eng.Run(ctx, tasks[lo:hi], rng)
@@ -54,7 +56,9 @@ func (r *Run) Evaluate(ctx context.Context, tasks []envs.Task, samples int, temp
 			return EvalResult{}, nil, fmt.Errorf("trainer: eval: %w", err)
 		}
 		all = append(all, trajs...)
+		bar.Set(hi)
 	}
+	bar.Clear()
 	return r.score(all, samples), all, nil
 }
 

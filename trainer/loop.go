@@ -77,7 +77,9 @@ func (r *Run) grpo(ctx context.Context, st *trainerState) (*Summary, error) {
 			return nil, ErrInterrupted
 		}
 		t0 := time.Now()
+		sp := r.spin("GRPO step %d/%d", step, g.Steps)
 		out, err := r.grpoStep(ctx, step, opt, ref)
+		sp.Stop()
 		if err != nil {
 			return nil, err
 		}
@@ -180,8 +182,12 @@ func (r *Run) finish(ctx context.Context, st *trainerState, final *EvalResult) (
 	if err := PlotRun(r.Cfg.RunDir); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(r.out, "final eval: accuracy %.3f tool calls %.2f (warm start %.3f, %.2f) wall %.0fs\n",
-		ev.Accuracy, ev.ToolCalls, sum.WarmStart.Accuracy, sum.WarmStart.ToolCalls, sum.WallS)
+	before := "warm start"
+	if r.Cfg.WarmStart.Steps == 0 {
+		before = "initial"
+	}
+	fmt.Fprintf(r.out, "final eval: accuracy %.3f tool calls %.2f (%s %.3f, %.2f) wall %.0fs\n",
+		ev.Accuracy, ev.ToolCalls, before, sum.WarmStart.Accuracy, sum.WarmStart.ToolCalls, sum.WallS)
 	return sum, nil
 }
 

@@ -236,6 +236,7 @@ func (r *Run) trainTokenizer(ctx context.Context) ([]byte, error) {
 		}
 	}
 	isDigit := func(b byte) bool { return b >= '0' && b <= '9' }
+	defer r.spin("learning the tokenizer (%d merges)", r.Cfg.TokenizerMerges).Stop()
 	return policy.TrainByteLevelBPE(corpus, r.Cfg.TokenizerMerges, isDigit, specials, eosToken)
 }
 

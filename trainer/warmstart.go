@@ -43,7 +43,9 @@ func (r *Run) demos(ctx context.Context) ([]Demo, error) {
 		RNG:      stepRNG(r.Cfg.Seed, "demos", 0),
 		UserTurn: r.Cfg.Prompt.RenderTurn, EOS: eos,
 	}
+	sp := r.spin("building the demonstration library (%d worked solutions)", w.Demos)
 	demos, err := r.Tasks.Demonstrations(ctx, req)
+	sp.Stop()
 	if err != nil {
 		return nil, fmt.Errorf("trainer: %w", err)
 	}
@@ -119,7 +121,11 @@ func (r *Run) warmStart(ctx context.Context, from *trainerState) (*trainerState,
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(r.out, "warmstart eval: accuracy %.3f tool calls %.2f (%d rollouts)\n", ev.Accuracy, ev.ToolCalls, ev.N)
+	name := "warmstart eval"
+	if r.Cfg.WarmStart.Steps == 0 {
+		name = "initial eval" // there was no warm start
+	}
+	fmt.Fprintf(r.out, "%s: accuracy %.3f tool calls %.2f (%d rollouts)\n", name, ev.Accuracy, ev.ToolCalls, ev.N)
 	st := &trainerState{Seed: r.Cfg.Seed, WarmStart: &ev, WallS: r.wall()}
 	if err := r.saveCheckpoint(st, nil); err != nil {
 		return nil, err

@@ -84,3 +84,10 @@ func TestServeMissingCheckpoint(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }
+
+func TestTrainWithoutWarmStartSaysInitial(t *testing.T) {
+	code, stdout, stderr := runCLI("train", "-config", "testdata/tiny.yaml", "-set", "run_dir="+t.TempDir(), "-set", "warmstart.steps=0", "-set", "grpo.steps=1")
+	if code != 0 || !strings.Contains(stdout, "\ninitial eval: accuracy") || !strings.Contains(stdout, "(initial ") || strings.Contains(stdout, "warm") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
