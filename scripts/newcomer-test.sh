@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# The first hour of a new user, scripted: a fresh clone of this checkout,
+# the README's two commands, an evaluation on a benchmark found through
+# ARTIST_DATA, a run folder given as the checkpoint, a second benchmark
+# that cannot run and leaves the first's results alone, and Ctrl-C during
+# training, then the resume command the trainer printed.
+#
+#   scripts/newcomer-test.sh [DATA_DIR]
+#
+# DATA_DIR (default: $ARTIST_DATA, else ../shared/data beside the checkout)
+# holds the benchmarks (scripts/fetch-data.sh). Environment:
+#   NEWCOMER_STEPS       GRPO steps of the training run (default 20; the
+#                        README's run takes 100); the command is otherwise
+#                        the README's
+#   NEWCOMER_SKIP_GO_TEST=1  skip `go test ./...` in the clone (.ci/run has
+#                        just run that exact command on a fresh clone)
+#   NEWCOMER_TIMEOUT     seconds allowed for each long step (default 900)
+# Everything happens in a temporary folder, removed at the end; each step
+# is bounded by a timeout, and a failure names the step and shows its log.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+data=${1:-${ARTIST_DATA:-$root/../shared/data}}
+[ -d "$data" ] || { echo "newcomer-test: no benchmark data at $data: give DATA_DIR or run scripts/fetch-data.sh" >&2; exit 1; }
+data=$(cd "$data" && pwd)
+steps=${NEWCOMER_STEPS:-20}
+limit=${NEWCOMER_TIMEOUT:-900}
+tmp=$(mktemp -d)
+trainpid=
+cleanup() {
+	if [ -n "$trainpid" ]; then kill -KILL -- "-$trainpid" 2>/dev/null || true; fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+step() { echo "== newcomer: $*"; }
+fail() {
+	echo "newcomer-test: FAIL: $1" >&2
+	[ -n "${2:-}" ] && [ -f "$2" ] && { echo "--- $2:" >&2; tail -n 40 "$2" >&2; }
+	exit 1
+}
+# expect FILE TEXT: FILE contains TEXT.
+expect() { grep -qF -- "$2" "$1" || fail "$3: output lacks \"$2\"" "$1"; }
+
+step "fresh clone"
+git clone -q "$root" "$tmp/artist"
+cd "$tmp/artist"
+unset ARTIST_DATA ARTIST_REQUIRE_DATA
+
+if [ "${NEWCOMER_SKIP_GO_TEST:-}" != 1 ]; then
+	step "go test ./..."
+	timeout "$limit" go test ./... >"$tmp/test.log" 2>&1 || fail "go test ./... in the fresh clone" "$tmp/test.log"
+fi
+
+# The README's training command, in its own process group as a terminal's
+# Ctrl-C finds it; interrupted after its third GRPO step.
+train=(go run ./cmd/artist train -config configs/tiny-tool-arith.yaml -set "grpo.steps=$steps")
+step "${train[*]}, Ctrl-C after step 3"
+setsid "${train[@]}" >"$tmp/train1.out" 2>"$tmp/train1.err" &
+trainpid=$!
+deadline=$((SECONDS + limit))
+until grep -q "^step 3/$steps " "$tmp/train1.out" 2>/dev/null; do
+	kill -0 "$trainpid" 2>/dev/null || fail "training ended before step 3" "$tmp/train1.err"
+	[ "$SECONDS" -lt "$deadline" ] || fail "no step 3 within ${limit}s" "$tmp/train1.out"
+	sleep 1
+done
+kill -INT -- "-$trainpid"
+rc=0
+timeout 300 tail --pid="$trainpid" -f /dev/null || fail "training did not stop within 300s of Ctrl-C" "$tmp/train1.err"
+wait "$trainpid" || rc=$?
+trainpid=
+[ "$rc" -ne 0 ] || fail "an interrupted run exited 0" "$tmp/train1.err"
+expect "$tmp/train1.err" "interrupt: stopping at the next safe point" "Ctrl-C"
+expect "$tmp/train1.err" "the run resumes from its latest checkpoint, runs/tiny-tool-arith/checkpoints/step-" "Ctrl-C"
+resume=$(grep -A1 "to resume:" "$tmp/train1.err" | tail -n 1 | sed 's/^ *//')
+[ "$resume" = "${train[*]}" ] || fail "the printed resume command \"$resume\" is not the command that ran (\"${train[*]}\")" "$tmp/train1.err"
+
+step "resume: $resume"
+timeout "$limit" bash -c "$resume" >"$tmp/train2.out" 2>"$tmp/train2.err" || fail "the resumed run" "$tmp/train2.err"
+ckpt=$(sed -n 's|.*the run resumes from its latest checkpoint, runs/tiny-tool-arith/checkpoints/\([a-z0-9-]*\);.*|\1|p' "$tmp/train1.err")
+expect "$tmp/train2.out" "resuming runs/tiny-tool-arith from $ckpt " "resume"
+expect "$tmp/train2.out" "step $steps/$steps " "resume"
+expect "$tmp/train2.out" "final eval: accuracy" "resume"
+if grep -q "^warmstart [0-9]" "$tmp/train2.out"; then fail "the resumed run did the warm start again" "$tmp/train2.out"; fi
+
+go build -buildvcs=true -o artist ./cmd/artist
+# The tiny model has 256 positions: budgets small enough for a short
+# MATH-500 problem.
+fit=(-set rollout.max_response_tokens=24 -set rollout.max_tool_calls=1 -set rollout.max_result_tokens=8)
+
+step "eval -checkpoint runs/tiny-tool-arith (a run folder)"
+timeout "$limit" ./artist eval -checkpoint runs/tiny-tool-arith -limit 20 >"$tmp/held.out" 2>"$tmp/held.err" || fail "held-out eval of the run folder" "$tmp/held.err"
+expect "$tmp/held.err" "is a run folder: using its latest checkpoint" "run folder as checkpoint"
+expect "$tmp/held.err" "at temperature 0 (the training evaluation's" "held-out eval settings"
+expect "$tmp/held.out" '"accuracy"' "held-out eval"
+
+step "ARTIST_DATA=$data eval -bench math500"
+ARTIST_DATA=$data timeout "$limit" ./artist eval -checkpoint runs/tiny-tool-arith -bench math500 -limit 2 "${fit[@]}" -out results \
+	>"$tmp/bench1.out" 2>"$tmp/bench1.err" || fail "eval -bench math500 through ARTIST_DATA" "$tmp/bench1.err"
+expect "$tmp/bench1.out" "math500" "eval table"
+[ -s results/summary.json ] && [ -s results/samples.jsonl ] || fail "eval wrote no results" "$tmp/bench1.err"
+cp results/summary.json "$tmp/summary.before"
+
+step "eval -bench math500,aime24: aime24 does not fit, nothing runs, results kept"
+rc=0
+ARTIST_DATA=$data timeout "$limit" ./artist eval -checkpoint runs/tiny-tool-arith -bench math500,aime24 -limit 2 "${fit[@]}" -out results \
+	>"$tmp/bench2.out" 2>"$tmp/bench2.err" || rc=$?
+[ "$rc" -eq 1 ] || fail "eval with a benchmark that does not fit exited $rc" "$tmp/bench2.err"
+expect "$tmp/bench2.err" "aime24" "the refused benchmark"
+expect "$tmp/bench2.err" "context" "the refused benchmark"
+cmp -s results/summary.json "$tmp/summary.before" || fail "the refused evaluation changed the earlier results" "$tmp/bench2.err"
+
+step "a missing benchmark names -data, ARTIST_DATA and scripts/fetch-data.sh"
+rc=0
+./artist eval -checkpoint runs/tiny-tool-arith -bench math500 -limit 1 -out "$tmp/none" >/dev/null 2>"$tmp/missing.err" || rc=$?
+[ "$rc" -eq 1 ] || fail "eval without data exited $rc" "$tmp/missing.err"
+for w in -data ARTIST_DATA scripts/fetch-data.sh; do expect "$tmp/missing.err" "$w" "missing data message"; done
+
+step "help and version"
+./artist help >"$tmp/help.out" || fail "artist help exited non-zero" "$tmp/help.out"
+./artist -h >/dev/null || fail "artist -h exited non-zero"
+./artist version >"$tmp/version.out" || fail "artist version" "$tmp/version.out"
+expect "$tmp/version.out" "revision $(git rev-parse HEAD)" "version"
+echo "newcomer-test: ok"
