@@ -297,3 +297,15 @@ func display(v jinja.Value) string {
 	}
 	return v.String()
 }
+
+// Origin names where the template came from, for messages: the file it
+// was loaded from, or "the built-in Qwen2.5 template".
+func (t *Template) Origin() string {
+	switch {
+	case t.origin != "":
+		return t.origin
+	case t.fallback:
+		return "the built-in Qwen2.5 template"
+	}
+	return "a template string"
+}

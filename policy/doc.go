@@ -31,7 +31,7 @@
 // a config.json with HuggingFace keys, so a Qwen2 checkpoint directory is a
 // policy directory. Tokenizers load from tokenizer.json; Qwen2.5's encodes
 // exactly as its reference implementation does (tested on a corpus of over
-// 2,000 strings). ChatTemplate and ChatPrompt render Qwen2.5's chat format.
+// 2,000 strings). Chat templates render in package chat.
 //
 // Shape legend used in the model code:
 //

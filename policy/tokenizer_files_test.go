@@ -154,7 +154,7 @@ func TestQwenInstructStopIDs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	end, _ := tok.TokenID(ImEnd)
+	end, _ := tok.TokenID("<|im_end|>")
 	text, _ := tok.TokenID("<|endoftext|>")
 	if tok.EOS() != end || !slices.Equal(tok.StopIDs(), []int{end, text}) {
 		t.Errorf("EOS %d stops %v, want %d [%d %d]", tok.EOS(), tok.StopIDs(), end, end, text)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/artist-rl/artist/chat"
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/rollout/format"
 )
@@ -45,6 +46,15 @@ type Engine struct {
 	// text the engine appends after the policy ends its turn; nil means
 	// UserTurnText.
 	UserTurn func(msg string) string
+	// Chat, when set, renders the turns with a chat template: Prompt (nil:
+	// task.Prompt) then gives the user message, which Chat.Prompt wraps;
+	// each tool result is appended as Chat.ToolTurn of its text, in place
+	// of the Format's result block; later user turns are Chat.UserTurn
+	// (UserTurn is not used), less the end-of-turn token when the policy
+	// wrote it. A trajectory whose conversation the template renders other
+	// than its ids (a template that rewrites history) keeps its ids and
+	// has TemplateDiffers set.
+	Chat *Chat
 }
 
 // StopTokenizer is a Tokenizer whose policy ends its turn on any of
@@ -86,15 +96,18 @@ const (
 type row struct {
 	traj  *Trajectory
 	state rowState
-	feed  []int      // tokens in traj not yet fed to the session
-	seg   []int      // model tokens since the prompt or the last tool result
-	model int        // model tokens sampled so far
-	code  string     // input of the pending call while calling
-	said  string     // what the policy said in the turn it ended, while replying
-	stop  StopReason // how that turn ended, while replying
-	loop  *toolLoop  // the trajectory's tool side: session, calls, turns
-	turns [][]int    // encoded later user turns of the task, in order
-	rng   *rand.Rand // the stream the row samples from
+	feed  []int          // tokens in traj not yet fed to the session
+	seg   []int          // model tokens since the prompt or the last tool result
+	model int            // model tokens sampled so far
+	code  string         // input of the pending call while calling
+	said  string         // what the policy said in the turn it ended, while replying
+	stop  StopReason     // how that turn ended, while replying
+	loop  *toolLoop      // the trajectory's tool side: session, calls, turns
+	turns []string       // rendered later user turns of the task, in order
+	rng   *rand.Rand     // the stream the row samples from
+	msgs  []chat.Message // with Engine.Chat: the conversation so far
+	chat  *Chat          // Engine.Chat with the task's tools, or nil
+	err   error          // a turn that could not be rendered; Run fails with it
 }
 
 // runner holds what one Run derives from its Engine.
@@ -112,6 +125,7 @@ type runner struct {
 	userTurn            func(msg string) string
 	maxReplies          int // user messages a UserSession may give; 0 when Tool is no envs.UserTool
 	replyLimit          int // tokens of one rendered user reply (see replyLimit)
+	toolLimit           int // with Chat: the most tokens of one rendered tool turn
 }
 
 // Run samples Config.GroupSize trajectories per task and returns them
@@ -266,6 +280,14 @@ func (e *Engine) newRunner() (*runner, error) {
 		mark:        tok.Encode(TruncationMark),
 	}
 	r.maxOpen = len(r.openOut)
+	if e.Chat != nil {
+		empty, err := e.Chat.ToolTurn("")
+		if err != nil {
+			return nil, fmt.Errorf("rollout: %w", err)
+		}
+		r.openOut, r.closeOut, r.maxOpen = nil, nil, 0
+		r.toolLimit = r.cfg.MaxResultTokens + len(tok.Encode(empty))
+	}
 	for n := 1; f.ART() && n <= r.cfg.MaxToolCalls; n++ {
 		r.maxOpen = max(r.maxOpen, len(tok.Encode("\n"+f.ResultOpen(n))))
 	}
@@ -281,9 +303,16 @@ func (e *Engine) newRunner() (*runner, error) {
 	if r.userTurn == nil {
 		r.userTurn = UserTurnText
 	}
+	if e.Chat != nil {
+		r.userTurn = nil
+	}
 	if ut, ok := userTool(e.Tool); ok {
 		r.maxReplies = ut.MaxReplies()
-		r.replyLimit = replyLimit(r.cfg, len(tok.Encode(r.userTurn(""))))
+		empty, err := r.renderTurn(e.Chat, "")
+		if err != nil {
+			return nil, err
+		}
+		r.replyLimit = replyLimit(r.cfg, len(tok.Encode(empty)))
 	}
 	return r, nil
 }
@@ -343,6 +372,9 @@ func (e *Engine) promptText(task envs.Task) string {
 // responseBound is the most tokens a trajectory holds after its prompt.
 func (r *runner) responseBound() int {
 	perCall := r.maxOpen + r.cfg.MaxResultTokens + len(r.closeOut)
+	if r.e.Chat != nil {
+		perCall = r.toolLimit
+	}
 	return r.cfg.MaxResponseTokens + r.cfg.MaxToolCalls*perCall + r.maxReplies*r.replyLimit
 }
 
@@ -355,26 +387,32 @@ func replyLimit(cfg Config, overhead int) int { return cfg.MaxResultTokens + ove
 // start encodes each prompt and later user turn once and opens G rows per
 // task. It returns the rows and the most tokens any of them may hold.
 func (r *runner) start(tasks []envs.Task) ([]*row, int, error) {
-	userTurn := r.userTurn
 	G := r.cfg.GroupSize
 	rows := make([]*row, 0, len(tasks)*G)
 	maxLen := 0
 	for j, task := range tasks {
-		ids := r.e.Tokenizer.Encode(r.e.promptText(task))
+		text, msgs, c, err := r.promptText(task)
+		if err != nil {
+			return nil, 0, err
+		}
+		ids := r.e.Tokenizer.Encode(text)
 		if len(ids) == 0 {
 			return nil, 0, fmt.Errorf("rollout: task %q: prompt encodes to no tokens", task.ID)
 		}
-		turns := make([][]int, len(task.Turns))
+		turns := make([]string, len(task.Turns))
 		n := len(ids)
 		for k, msg := range task.Turns {
-			turns[k] = r.e.Tokenizer.Encode(userTurn(msg))
-			n += len(turns[k])
+			if turns[k], err = r.renderTurn(c, msg); err != nil {
+				return nil, 0, fmt.Errorf("%w (task %q)", err, task.ID)
+			}
+			n += len(r.e.Tokenizer.Encode(turns[k]))
 		}
 		maxLen = max(maxLen, n)
 		for range G {
 			t := &Trajectory{Task: task, Group: j, PromptLen: len(ids), Turns: 1}
 			t.Append(ids, KindPrompt, nil)
-			rows = append(rows, &row{traj: t, feed: slices.Clone(ids), turns: turns, loop: newToolLoop(r.e.Tool, r.cfg.ToolTimeout, t)})
+			rows = append(rows, &row{traj: t, feed: slices.Clone(ids), turns: turns, msgs: slices.Clone(msgs), chat: c,
+				loop: newToolLoop(r.e.Tool, r.cfg.ToolTimeout, t)})
 		}
 	}
 	return rows, maxLen + r.responseBound(), nil
@@ -480,9 +518,7 @@ func (r *runner) endTurn(w *row, s StopReason) {
 		w.end(stop)
 		return
 	}
-	msg := w.turns[next]
-	w.traj.Append(msg, KindUser, nil)
-	w.feed = append(w.feed, msg...)
+	r.pushTurn(w, "user", r.e.Tokenizer.Encode(r.afterStop(w, w.turns[next])), w.traj.Task.Turns[next])
 	w.seg = w.seg[:0]
 }
 
@@ -494,9 +530,13 @@ func (r *runner) applyReply(w *row, msg string, done bool) {
 		w.end(w.stop)
 		return
 	}
-	ids, _ := fitResult(r.e.Tokenizer.Encode(r.userTurn(msg)), r.replyLimit, r.mark)
-	w.traj.Append(ids, KindUser, nil)
-	w.feed = append(w.feed, ids...)
+	text, err := r.renderTurn(w.chat, msg)
+	if err != nil {
+		w.fail(err)
+		return
+	}
+	ids, _ := fitResult(r.e.Tokenizer.Encode(r.afterStop(w, text)), r.replyLimit, r.mark)
+	r.pushTurn(w, "user", ids, msg)
 	w.seg, w.said, w.stop, w.state = w.seg[:0], "", "", generating
 }
 
@@ -514,13 +554,24 @@ func (r *runner) apply(w *row, res envs.Result) {
 	f, n := r.e.Format, len(w.traj.Calls)+1
 	body, cut := fitResult(r.e.Tokenizer.Encode(f.ResultBody(n, res.Output)), r.cfg.MaxResultTokens, r.mark)
 	w.loop.record(w.code, res, cut)
-	open := r.openOut
-	if f.ART() && (n > 1 || !strings.HasSuffix(r.fresh(w.seg), "\n")) {
-		open = r.e.Tokenizer.Encode(r.artOpen(w.seg, n))
+	var out []int
+	if r.e.Chat != nil {
+		var text string
+		var err error
+		if out, text, err = r.chatResult(w.chat, body); err != nil {
+			w.fail(err)
+			return
+		}
+		r.pushTurn(w, "tool", out, text)
+	} else {
+		open := r.openOut
+		if f.ART() && (n > 1 || !strings.HasSuffix(r.fresh(w.seg), "\n")) {
+			open = r.e.Tokenizer.Encode(r.artOpen(w.seg, n))
+		}
+		out = slices.Concat(open, body, r.closeOut)
+		w.traj.Append(out, KindToolResult, nil)
+		w.feed = append(w.feed, out...)
 	}
-	out := slices.Concat(open, body, r.closeOut)
-	w.traj.Append(out, KindToolResult, nil)
-	w.feed = append(w.feed, out...)
 	w.seg, w.code, w.state = w.seg[:0], "", generating
 	if w.model >= r.cfg.MaxResponseTokens {
 		w.end(StopLength)
@@ -542,8 +593,14 @@ func fitResult(ids []int, limit int, mark []int) ([]int, bool) {
 func (r *runner) collect(rows []*row) ([]*Trajectory, error) {
 	out := make([]*Trajectory, len(rows))
 	for i, w := range rows {
+		if w.err != nil {
+			return nil, fmt.Errorf("%w (sequence %d)", w.err, i)
+		}
 		t := w.traj
 		t.Response = r.e.Tokenizer.Decode(t.Tokens[t.PromptLen:])
+		if err := r.checkTemplate(w); err != nil {
+			return nil, fmt.Errorf("%w (sequence %d)", err, i)
+		}
 		if err := t.Validate(); err != nil {
 			return nil, fmt.Errorf("%w (sequence %d)", err, i)
 		}

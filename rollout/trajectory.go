@@ -50,6 +50,11 @@ type Trajectory struct {
 	// Replies is the conversation with the user of an envs.UserSession:
 	// at each end of the policy's turn, what it said and the answer.
 	Replies []Reply `json:"replies,omitempty"`
+	// TemplateDiffers says that the chat template (Engine.Chat) renders
+	// this conversation other than the text of Tokens: a template that
+	// rewrites history, as Qwen3's drops the <think> blocks of turns
+	// before the last user message. The trajectory keeps its own ids.
+	TemplateDiffers bool `json:"template_differs,omitempty"`
 }
 
 // Reply is one exchange with the user of an envs.UserSession.

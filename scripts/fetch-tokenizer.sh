@@ -10,7 +10,9 @@
 # (<tool_response>, </tool_response>, <think>, </think>, ids 151665-151668).
 # A Qwen2.5 model never saw those four as single tokens, so by default they
 # are removed and "<think>" encodes as ordinary text, as Qwen2.5's own
-# tokenizer does; -qwen3 keeps the files as they are. eos_token is
+# tokenizer does, and Qwen3's chat_template is dropped, so that the chat
+# package renders with Qwen2.5's (its built-in fallback); -qwen3 keeps the
+# files as they are. eos_token is
 # <|im_end|> either way. A HuggingFace checkpoint folder that ships its own
 # tokenizer.json needs none of this.
 #
@@ -76,6 +78,7 @@ t.added_tokens = t.added_tokens.filter((a) => a.id <= last);
 fs.writeFileSync(tok, JSON.stringify(t, null, 2) + "\n");
 const c = JSON.parse(fs.readFileSync(cfg, "utf8"));
 for (const id of Object.keys(c.added_tokens_decoder)) if (Number(id) > last) delete c.added_tokens_decoder[id];
+delete c.chat_template; // Qwen3's; without one, package chat renders Qwen2.5's own
 fs.writeFileSync(cfg, JSON.stringify(c, null, 2) + "\n");
 JS
 fi

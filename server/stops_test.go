@@ -25,8 +25,8 @@ import (
 func instructCheckpoint(t *testing.T) (dir string, imEnd, endOfText int) {
 	t.Helper()
 	tokDir := t.TempDir()
-	specials := append(format.DefaultFormat().Tags(), "<|endoftext|>", policy.ImEnd)
-	if err := policy.WriteByteLevelTokenizer(tokDir, specials, policy.ImEnd); err != nil {
+	specials := append(format.DefaultFormat().Tags(), "<|endoftext|>", "<|im_end|>")
+	if err := policy.WriteByteLevelTokenizer(tokDir, specials, "<|im_end|>"); err != nil {
 		t.Fatal(err)
 	}
 	endOfText, imEnd = 256+len(specials)-2, 256+len(specials)-1

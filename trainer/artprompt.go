@@ -142,9 +142,9 @@ func (a *ArtPrompt) ForFamily(name string) *ArtPrompt {
 	return &b
 }
 
-// Render is p.Render after the demonstration step.
-func (a *ArtPrompt) Render(p PromptConfig) func(envs.Task) string {
-	return func(t envs.Task) string { return p.Render(a.Apply(t)) }
+// Render is render after the demonstration step.
+func (a *ArtPrompt) Render(render func(envs.Task) string) func(envs.Task) string {
+	return func(t envs.Task) string { return render(a.Apply(t)) }
 }
 
 // rolloutPrompt renders a task for a rollout: the demonstrations, then

@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/artist-rl/artist/atlass"
+	"github.com/artist-rl/artist/chat"
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/envs/toollib"
 	"github.com/artist-rl/artist/openai"
-	"github.com/artist-rl/artist/policy"
 	"github.com/artist-rl/artist/rollout"
 )
 
@@ -83,21 +83,25 @@ func (r *Run) policyChat(rng *rand.Rand) *atlass.PolicyChat {
 }
 
 // renderChat renders a phase's conversation for the policy: role-labelled
-// lines for a plain prompt, the Qwen2.5 chat template for prompt.template
+// lines for a plain prompt, the run's chat template for prompt.template
 // chat.
 func (r *Run) renderChat(msgs []openai.ChatMessage) (string, error) {
-	if r.Cfg.Prompt.Template != "chat" {
+	if r.Chat == nil {
 		return atlass.RenderPlain(msgs)
 	}
-	pm := make([]policy.Message, len(msgs))
+	pm := make([]chat.Message, len(msgs))
 	for i, m := range msgs {
 		text, err := openai.MessageText(m.Content)
 		if err != nil {
 			return "", fmt.Errorf("trainer: atlass message %d: %w", i+1, err)
 		}
-		pm[i] = policy.Message{Role: m.Role, Content: text}
+		pm[i] = chat.Message{Role: m.Role, Content: text}
 	}
-	return policy.ChatTemplate(pm, true)
+	text, err := r.Chat.Template.Render(pm, chat.Options{AddGenerationPrompt: true})
+	if err != nil {
+		return "", fmt.Errorf("trainer: atlass: %w", err)
+	}
+	return text, nil
 }
 
 // atlassBatch is drawBatch with the phases: the step's batch_size tasks
@@ -175,12 +179,12 @@ func (r *Run) solveGroup(ctx context.Context, task envs.Task, tools []toollib.To
 func (r *Run) solverEngine(task envs.Task, tools []toollib.Tool) (_ *rollout.Engine, fit bool) {
 	e := r.Engine(r.Cfg.Rollout)
 	e.Tool = atlass.WithTools(r.atlass.code, tools)
-	e.Prompt = func(t envs.Task) string { return r.Cfg.Prompt.Render(withListing(r.art.Apply(t), tools)) }
+	e.Prompt = func(t envs.Task) string { return r.userText(withListing(r.art.Apply(t), tools)) }
 	if n, err := e.MaxLen(task); err == nil && n <= r.Model.Config.MaxPositionEmbeddings {
 		return e, true
 	}
 	e.Tool = r.atlass.code
-	e.Prompt = func(t envs.Task) string { return r.Cfg.Prompt.Render(r.art.Apply(t)) }
+	e.Prompt = func(t envs.Task) string { return r.userText(r.art.Apply(t)) }
 	return e, false
 }
 

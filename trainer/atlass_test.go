@@ -412,7 +412,11 @@ func TestAtlassRenderChat(t *testing.T) {
 		{"chat", "<|im_start|>system\nS<|im_end|>\n<|im_start|>user\nU<|im_end|>\n<|im_start|>assistant\n"},
 	}
 	for _, c := range cases {
-		r := &Run{Cfg: Config{Prompt: PromptConfig{Template: c.template}}}
+		ch, err := OpenChat(PromptConfig{Template: c.template}, "", nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &Run{Cfg: Config{Prompt: PromptConfig{Template: c.template}}, Chat: ch}
 		if got, err := r.renderChat(msgs); err != nil || got != c.want {
 			t.Errorf("%s: %q, %v; want %q", c.template, got, err, c.want)
 		}

@@ -163,6 +163,10 @@ type WarmStartConfig struct {
 	// generated ones; Demos and ToolFraction are then ignored. Empty
 	// (default) uses the family's.
 	Library string `yaml:"library"`
+	// AdamW's constants (AdamConstants): defaults 0.9, 0.99, 1e-8.
+	AdamBeta1 float64 `yaml:"adam_beta1"`
+	AdamBeta2 float64 `yaml:"adam_beta2"`
+	AdamEps   float64 `yaml:"adam_eps"`
 }
 
 // GRPOConfig is the reinforcement-learning phase.
@@ -231,6 +235,13 @@ type GRPOConfig struct {
 	// Overlong is DAPO's soft punishment of responses near the length
 	// budget (OverlongConfig), off by default.
 	Overlong OverlongConfig `yaml:"overlong"`
+	// AdamW's constants (AdamConstants): defaults 0.9, 0.99, 1e-8.
+	AdamBeta1 float64 `yaml:"adam_beta1"`
+	AdamBeta2 float64 `yaml:"adam_beta2"`
+	AdamEps   float64 `yaml:"adam_eps"`
+	// AdvEps is the eps of the advantage's division by the group's std
+	// (A = (R − mean) / (std + adv_eps)). Default 1e-6; > 0.
+	AdvEps float64 `yaml:"adv_eps"`
 }
 
 // EvalConfig measures the policy on the held-out split.
@@ -278,19 +289,21 @@ func DefaultConfig() Config {
 			NumAttentionHeads: 4, NumKeyValueHeads: 2, MaxPositionEmbeddings: 256,
 			RopeTheta: 10000, RMSNormEps: 1e-6, TieWordEmbeddings: true,
 		},
-		Format:    format.DefaultFormat(),
-		Prompt:    PromptConfig{Template: "plain", Demos: DemosConfig{K: 3, Select: "bm25"}},
-		Task:      defaultTaskConfig(),
-		Tool:      ToolConfig{Kind: "sandbox", Sandbox: sandbox.DefaultConfig(), Library: LibraryConfig{K: 3, Atlass: DefaultAtlassConfig()}},
-		Rollout:   rc,
-		Reward:    RewardConfig{Weights: reward.DefaultWeights()},
-		WarmStart: WarmStartConfig{Steps: 1200, BatchSize: 32, LR: 5e-3, Demos: 2000, ToolFraction: 0.4},
+		Format:  format.DefaultFormat(),
+		Prompt:  PromptConfig{Template: "plain", Demos: DemosConfig{K: 3, Select: "bm25"}},
+		Task:    defaultTaskConfig(),
+		Tool:    ToolConfig{Kind: "sandbox", Sandbox: sandbox.DefaultConfig(), Library: LibraryConfig{K: 3, Atlass: DefaultAtlassConfig()}},
+		Rollout: rc,
+		Reward:  RewardConfig{Weights: reward.DefaultWeights()},
+		WarmStart: WarmStartConfig{Steps: 1200, BatchSize: 32, LR: 5e-3, Demos: 2000, ToolFraction: 0.4,
+			AdamBeta1: defaultAdam.Beta1, AdamBeta2: defaultAdam.Beta2, AdamEps: defaultAdam.Eps},
 		GRPO: GRPOConfig{
 			Steps: 100, BatchSize: 8, Advantage: "grpo", Epochs: 1, MiniBatches: 1,
 			EpsLow: 0.2, EpsHigh: 0.28, Agg: "seq-mean-token-mean", LR: 2e-4,
 			WarmupSteps: 5, MaxGradNorm: 1, MaskTruncated: true, MaskToolOutput: true,
 			EmptySeqs: EmptyCount, DynamicSampling: DynamicSamplingConfig{MaxDraws: 4},
-			Overlong: OverlongConfig{Mode: OverlongModeNone, Penalty: 1},
+			Overlong:  OverlongConfig{Mode: OverlongModeNone, Penalty: 1},
+			AdamBeta1: defaultAdam.Beta1, AdamBeta2: defaultAdam.Beta2, AdamEps: defaultAdam.Eps, AdvEps: 1e-6,
 		},
 		Eval:       EvalConfig{Every: 25, Samples: 1, Temperature: 0, SaveSamples: 8},
 		Checkpoint: CheckpointConfig{Every: 50, WarmStartEvery: 200, Keep: 2},
@@ -347,6 +360,12 @@ func (c *Config) Validate() error {
 		return err
 	}
 	if err := c.GRPO.validate(c.Rollout.MaxResponseTokens); err != nil {
+		return err
+	}
+	if err := c.WarmStart.adam().validate("warmstart"); err != nil {
+		return err
+	}
+	if err := c.GRPO.adam().validate("grpo"); err != nil {
 		return err
 	}
 	return c.validateEvalCheckpoint()
@@ -442,6 +461,8 @@ func (g GRPOConfig) validate(maxResponseTokens int) error {
 		return fmt.Errorf("config: grpo.mini_batches must be >= 1, got %d", g.MiniBatches)
 	case !(g.LR > 0):
 		return fmt.Errorf("config: grpo.lr must be > 0, got %v", g.LR)
+	case !(g.AdvEps > 0) || math.IsInf(g.AdvEps, 0):
+		return fmt.Errorf("config: grpo.adv_eps must be a finite value > 0 (default 1e-6), got %v", g.AdvEps)
 	case g.WarmupSteps < 0:
 		return fmt.Errorf("config: grpo.warmup_steps must be >= 0, got %d", g.WarmupSteps)
 	case g.WeightDecay < 0:

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/artist-rl/artist/chat"
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/envs/bfcl"
 	"github.com/artist-rl/artist/internal/datadir"
-	"github.com/artist-rl/artist/policy"
 	"github.com/artist-rl/artist/rollout"
 	"github.com/artist-rl/artist/rollout/format"
 )
@@ -164,23 +164,29 @@ func TestFCRunLogsRewards(t *testing.T) {
 	}
 }
 
-// TestRenderTurnChat: a conversation rendered turn by turn, the policy's
-// turns ended by <|im_end|>, is the Qwen2.5 chat template of the whole
-// conversation.
+// TestRenderTurnChat: a conversation rendered turn by turn as the
+// demonstrations append it, the policy's turns ended by <|im_end|>, is
+// the chat template's rendering of the whole conversation.
 func TestRenderTurnChat(t *testing.T) {
-	p := PromptConfig{Template: "chat", System: "sys"}
-	got := p.Render(envs.Task{Prompt: "q1"}) + "a1" + policy.ImEnd + p.RenderTurn("q2") + "a2" + policy.ImEnd + p.RenderTurn("q3")
-	want, err := policy.ChatTemplate([]policy.Message{
+	c, err := OpenChat(PromptConfig{Template: "chat", System: "sys"}, "", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Run{Chat: c}
+	const eos = "<|im_end|>"
+	turn := r.renderTurn(eos)
+	got := r.renderPrompt(envs.Task{Prompt: "q1"}) + "a1" + eos + turn("q2") + "a2" + eos + turn("q3")
+	want, err := c.Template.Render([]chat.Message{
 		{Role: "system", Content: "sys"}, {Role: "user", Content: "q1"}, {Role: "assistant", Content: "a1"},
 		{Role: "user", Content: "q2"}, {Role: "assistant", Content: "a2"}, {Role: "user", Content: "q3"},
-	}, true)
+	}, chat.Options{AddGenerationPrompt: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got != want {
 		t.Errorf("rendered turn by turn:\n%q\nchat template:\n%q", got, want)
 	}
-	if plain := (PromptConfig{Template: "plain"}).RenderTurn("q2"); plain != rollout.UserTurnText("q2") {
+	if plain := (&Run{}).renderTurn(eos)("q2"); plain != rollout.UserTurnText("q2") {
 		t.Errorf("plain turn %q", plain)
 	}
 }

@@ -193,8 +193,7 @@ func (r *Run) finish(ctx context.Context, st *trainerState, final *EvalResult) (
 
 func (r *Run) newOptimizer() *AdamW {
 	g := r.Cfg.GRPO
-	return NewAdamWOn(r.Model.Backend(), r.Model.Params, AdamWConfig{Beta1: 0.9, Beta2: 0.99, Eps: 1e-8,
-		WeightDecay: g.WeightDecay, MaxGradNorm: g.MaxGradNorm})
+	return NewAdamWOn(r.Model.Backend(), r.Model.Params, g.adam().adamW(g.WeightDecay, g.MaxGradNorm))
 }
 
 // lr is the GRPO learning rate at a step: linear warmup, then constant.

@@ -53,6 +53,10 @@ type Run struct {
 	// afterWarmStep, when set, is called after each warm-start update
 	// (tests use it to stop a run at a chosen step).
 	afterWarmStep func(step int)
+	// Chat renders prompts and turns for prompt.template chat; nil for
+	// plain.
+	Chat          *rollout.Chat
+	templateNoted bool // noteTemplateDiffers has spoken
 	out           io.Writer
 	dist          *dist     // the data-parallel job; nil for one process (TrainOn)
 	start         time.Time // when this process started the run
@@ -72,6 +76,9 @@ func Setup(ctx context.Context, cfg Config, out io.Writer) (*Run, error) {
 		return nil, err
 	}
 	if err := r.setupTokenizer(ctx); err != nil {
+		return nil, err
+	}
+	if err := r.setupChat(); err != nil {
 		return nil, err
 	}
 	if err := r.setupModel(); err != nil {
@@ -290,7 +297,7 @@ func (r *Run) checkContext() error {
 func (r *Run) Engine(rc rollout.Config) *rollout.Engine {
 	return &rollout.Engine{
 		Policy: modelPolicy{r.Model}, Tokenizer: r.Tok, Tool: r.Tool,
-		Format: r.Cfg.Format, Config: rc, Prompt: r.rolloutPrompt, UserTurn: r.Cfg.Prompt.RenderTurn,
+		Format: r.Cfg.Format, Config: rc, Prompt: r.rolloutPrompt, UserTurn: rollout.UserTurnText, Chat: r.Chat,
 	}
 }
 
@@ -303,16 +310,7 @@ func (r *Run) promptText(t envs.Task) string {
 			t.Prompt += "\n\nLibrary functions you may call:\n" + strings.TrimRight(toollib.Listing(tools), "\n")
 		}
 	}
-	return r.Cfg.Prompt.Render(t)
-}
-
-// Render renders a task as the text the policy continues: the question and
-// a newline (plain), or the Qwen2.5 chat template (chat).
-func (p PromptConfig) Render(t envs.Task) string {
-	if p.Template == "chat" {
-		return policy.ChatPrompt(p.System, t.Prompt)
-	}
-	return rollout.PromptText(t)
+	return r.userText(t)
 }
 
 // Train runs the whole job: warm start, GRPO, evaluations, checkpoints and
@@ -365,16 +363,6 @@ func (r *Run) Run(ctx context.Context) (*Summary, error) {
 // ErrInterrupted reports a run stopped by its context; the latest
 // checkpoint resumes it.
 var ErrInterrupted = errors.New("trainer: interrupted")
-
-// RenderTurn renders a later user message of a multi-turn task: on its
-// own line (plain), or as a user turn of the chat template followed by the
-// opened assistant turn (chat).
-func (p PromptConfig) RenderTurn(msg string) string {
-	if p.Template == "chat" {
-		return "\n" + policy.ImStart + "user\n" + msg + policy.ImEnd + "\n" + policy.ImStart + "assistant\n"
-	}
-	return rollout.UserTurnText(msg)
-}
 
 // PolicyOf adapts a model to the rollout engine.
 func PolicyOf(m *policy.Model) rollout.Policy { return modelPolicy{m} }

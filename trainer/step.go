@@ -49,7 +49,7 @@ func (r *Run) grpoStep(ctx context.Context, step int, opt *AdamW, ref *policy.Mo
 		return stepOutput{}, err
 	}
 	train, trainRewards := b.training()
-	adv, zeroGroups := advFn(trainRewards, G, 1e-6)
+	adv, zeroGroups := advFn(trainRewards, G, g.AdvEps)
 	m["reward/frac_zero_std"] = float64(zeroGroups) / float64(len(train)/G)
 	if g.DynamicSampling.Enabled {
 		putDraws(m, b, G)

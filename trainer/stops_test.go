@@ -23,8 +23,8 @@ import (
 func instructTokenizer(t *testing.T, f format.Format) (path string, imEnd, endOfText int) {
 	t.Helper()
 	dir := t.TempDir()
-	specials := append(f.Tags(), "<|endoftext|>", policy.ImEnd)
-	if err := policy.WriteByteLevelTokenizer(dir, specials, policy.ImEnd); err != nil {
+	specials := append(f.Tags(), "<|endoftext|>", "<|im_end|>")
+	if err := policy.WriteByteLevelTokenizer(dir, specials, "<|im_end|>"); err != nil {
 		t.Fatal(err)
 	}
 	endOfText, imEnd = 256+len(specials)-2, 256+len(specials)-1

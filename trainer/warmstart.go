@@ -41,7 +41,7 @@ func (r *Run) demos(ctx context.Context) ([]Demo, error) {
 		Format: r.Cfg.Format, Size: w.Demos, ToolFraction: w.ToolFraction,
 		Sample:   func(n int) []envs.Task { return r.Train.Sample(r.taskRNG("demos", 0), n) },
 		RNG:      stepRNG(r.Cfg.Seed, "demos", 0),
-		UserTurn: r.Cfg.Prompt.RenderTurn, EOS: eos,
+		UserTurn: r.renderTurn(eos), EOS: eos,
 	}
 	sp := r.spin("building the demonstration library (%d worked solutions)", w.Demos)
 	demos, err := r.Tasks.Demonstrations(ctx, req)
@@ -76,13 +76,13 @@ func (r *Run) demoLibrary(ctx context.Context) ([]Demo, error) {
 // 1 on the policy's text, 0 on the prompt and on tool output.
 func (r *Run) encodeDemo(d Demo) ([]int, []uint8) {
 	var t rollout.Trajectory
-	t.Append(r.Tok.Encode(r.promptText(d.Task)), rollout.KindPrompt, nil)
+	t.Append(r.Tok.Encode(r.renderPrompt(d.Task)), rollout.KindPrompt, nil)
 	for _, s := range d.Segments {
 		k := rollout.KindModel
-		if s.Tool {
+		if s.Tool { // a tool result or a later user turn: neither is trained on
 			k = rollout.KindToolResult
 		}
-		t.Append(r.Tok.Encode(s.Text), k, nil)
+		t.Append(r.Tok.Encode(r.chatSegment(s)), k, nil)
 	}
 	return t.Tokens, t.Mask
 }
@@ -149,7 +149,7 @@ func (r *Run) warmStartSteps(ctx context.Context, from *trainerState) error {
 	if err != nil {
 		return err
 	}
-	opt := NewAdamWOn(r.Model.Backend(), r.Model.Params, AdamWConfig{Beta1: 0.9, Beta2: 0.99, Eps: 1e-8, MaxGradNorm: 1})
+	opt := NewAdamWOn(r.Model.Backend(), r.Model.Params, r.Cfg.WarmStart.adam().adamW(0, 1))
 	first := 1
 	if from != nil {
 		if from.Optim == nil {

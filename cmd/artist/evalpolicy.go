@@ -8,7 +8,6 @@ import (
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/envs/family"
 	"github.com/artist-rl/artist/evalbench"
-	"github.com/artist-rl/artist/policy"
 	"github.com/artist-rl/artist/rollout"
 	"github.com/artist-rl/artist/rollout/format"
 	"github.com/artist-rl/artist/trainer"
@@ -41,12 +40,13 @@ func openBenchPolicy(ctx context.Context, f evalFlags, fam family.Bencher, stder
 		}
 		rc := cfg.Rollout
 		rc.Temperature = f.temp
-		userTurn := cfg.Prompt.RenderTurn
-		if cfg.Prompt.Template == "chat" {
-			// Without the server's tokenizer the end-of-turn token's text is
-			// not known to the client: close the assistant turn explicitly.
-			userTurn = func(msg string) string { return policy.ImEnd + cfg.Prompt.RenderTurn(msg) }
+		// Without the server's tokenizer the client renders with Qwen2.5's
+		// template; a later user turn closes the assistant turn itself.
+		c, err := trainer.OpenChat(cfg.Prompt, "", fam, nil)
+		if err != nil {
+			return nil, err
 		}
+		prompt, userTurn := trainer.RemotePrompts(c)
 		art, err := trainer.OpenArtPrompt(cfg)
 		if err != nil {
 			return nil, err
@@ -54,7 +54,7 @@ func openBenchPolicy(ctx context.Context, f evalFlags, fam family.Bencher, stder
 		p := &benchPolicy{cfg: cfg}
 		p.newGen = func(tool envs.Tool) evalbench.Generator {
 			return evalbench.Remote{Remote: &rollout.Remote{URL: f.url, Model: f.model, Client: httpClient(f), Tool: tool, Format: cfg.Format, Config: rc,
-				Prompt: art.ForFamily(fam.Name()).Render(cfg.Prompt), UserTurn: userTurn, Timeout: f.timeout, Retries: retries(f), Parallel: f.parallel}}
+				Prompt: art.ForFamily(fam.Name()).Render(prompt), UserTurn: userTurn, Timeout: f.timeout, Retries: retries(f), Parallel: f.parallel}}
 		}
 		p.newChat = chatGenerator(f, cfg.Format, rc, cfg.Prompt.System, art)
 		return p, nil

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -433,16 +434,17 @@ func (s anySample) runDemo(f format.Format, kind string) (library.Demo, error) {
 	return library.FromRollout(r, f, s.Family, kind)
 }
 
-// promptInput is the question of a rendered prompt: the user turn of the
-// chat template, or the plain prompt without its newline, after the
+// userTurn finds a chat template's user turn: a <|name|> marker, the
+// role, the rest of its header line, the message, and the next marker
+// (ChatML's and Llama 3's layouts alike).
+var userTurn = regexp.MustCompile(`(?s)<\|[A-Za-z0-9_]+\|>user[^\n]*\n(.*?)<\|[A-Za-z0-9_]+\|>`)
+
+// promptInput is the question of a rendered prompt: the last user turn of
+// a chat template, or the plain prompt without its newline, after the
 // demonstrations of ART prompting (library.Prefix) when it has them.
 func promptInput(text string, f format.Format) string {
-	const user = "<|im_start|>user\n"
-	if i := strings.LastIndex(text, user); i >= 0 {
-		text = text[i+len(user):]
-		if j := strings.Index(text, "<|im_end|>"); j >= 0 {
-			text = text[:j]
-		}
+	if m := userTurn.FindAllStringSubmatch(text, -1); len(m) > 0 {
+		text = strings.TrimPrefix(m[len(m)-1][1], "\n")
 	} else {
 		text = strings.TrimSuffix(text, "\n")
 	}
