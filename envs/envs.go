@@ -25,12 +25,6 @@ type Task struct {
 	Turns  []string `json:"turns,omitempty"` // user messages of turns 1, 2, ... of a multi-turn task
 }
 
-// Dataset is a finite, ordered list of tasks.
-type Dataset interface {
-	Len() int
-	At(i int) Task
-}
-
 // Sampler draws training tasks; all randomness comes from rng.
 type Sampler interface {
 	Sample(rng *rand.Rand, n int) []Task
@@ -122,15 +116,9 @@ func (Disabled) Call(context.Context, string) Result {
 	return Result{Status: StatusError, Output: "error: tool disabled", Error: "tool disabled"}
 }
 
-// List is a Dataset held in memory; as a Sampler it draws uniformly with
+// List is a finite, ordered list of tasks held in memory; as a Sampler it draws uniformly with
 // replacement.
 type List []Task
-
-// Len implements Dataset.
-func (l List) Len() int { return len(l) }
-
-// At implements Dataset.
-func (l List) At(i int) Task { return l[i] }
 
 // Sample implements Sampler.
 func (l List) Sample(rng *rand.Rand, n int) []Task {

@@ -173,18 +173,6 @@ func Accuracy(vs []Verdict) float64 {
 	return float64(n) / float64(len(vs))
 }
 
-// OverallAccuracy is the unweighted mean of the category accuracies.
-func OverallAccuracy(byCategory map[string]float64) float64 {
-	if len(byCategory) == 0 {
-		return 0
-	}
-	s := 0.0
-	for _, a := range byCategory {
-		s += a
-	}
-	return s / float64(len(byCategory))
-}
-
 // GroundTruthTurns returns the entry's ground truth as a policy output:
 // one step per non-empty turn.
 func (e *Entry) GroundTruthTurns() [][][]string {

@@ -172,7 +172,4 @@ func TestMissingResultsMultiplicity(t *testing.T) {
 			}
 		})
 	}
-	if acc := OverallAccuracy(map[string]float64{"base": 1, "miss_func": 0.5}); acc != 0.75 {
-		t.Errorf("overall accuracy %v", acc)
-	}
 }

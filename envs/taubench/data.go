@@ -81,9 +81,6 @@ func Load(dir, name string) (*Domain, error) {
 	return d, nil
 }
 
-// Fresh returns a deep copy of the database as loaded.
-func (d *Domain) Fresh() *pyval.Dict { return pyval.DeepCopy(d.db).(*pyval.Dict) }
-
 func domainTools(name string) map[string]tool {
 	t := common()
 	extra := airlineTools()

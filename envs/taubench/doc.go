@@ -52,8 +52,8 @@
 //     (respond with one string content; a tool of the domain with exactly
 //     its parameters).
 //
-// PassHatK (pass^k: every one of k trials succeeds, estimated as
-// C(c,k)/C(n,k) per task) and PassAt1 aggregate trials.
+// pass^k (every one of k trials succeeds, estimated as C(c,k)/C(n,k) per
+// task) is computed by evalbench for every benchmark.
 //
 // # Task files
 //

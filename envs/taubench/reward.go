@@ -1,7 +1,6 @@
 package taubench
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -176,42 +175,3 @@ func Components(d *Domain, t Task, o Outcome, gold string) map[string]float64 {
 
 // Success is the reference's trial success test: |reward - 1| <= 1e-6.
 func Success(reward float64) bool { return math.Abs(reward-1) <= 1e-6 }
-
-// PassHatK is pass^k over tasks, each with its n trial rewards: the mean
-// over tasks of C(c, k) / C(n, k), where c counts the successful trials,
-// the chance that k trials drawn without replacement all succeed. Every
-// task needs at least k trials.
-func PassHatK(trials [][]float64, k int) (float64, error) {
-	if k < 1 {
-		return 0, fmt.Errorf("taubench: pass^k needs k >= 1, got %d", k)
-	}
-	if len(trials) == 0 {
-		return 0, errors.New("taubench: pass^k needs at least one task")
-	}
-	sum := 0.0
-	for i, rs := range trials {
-		n := len(rs)
-		if n < k {
-			return 0, fmt.Errorf("taubench: pass^%d: task %d has %d trials; run at least k trials per task", k, i, n)
-		}
-		c := 0
-		for _, r := range rs {
-			if Success(r) {
-				c++
-			}
-		}
-		p := 1.0
-		for j := 0; j < k; j++ {
-			p *= float64(c-j) / float64(n-j)
-		}
-		if c < k {
-			p = 0
-		}
-		sum += p
-	}
-	return sum / float64(len(trials)), nil
-}
-
-// PassAt1 is pass^1, the mean success rate over all trials of all tasks,
-// each task weighted equally.
-func PassAt1(trials [][]float64) (float64, error) { return PassHatK(trials, 1) }

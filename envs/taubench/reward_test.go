@@ -1,7 +1,6 @@
 package taubench
 
 import (
-	"math"
 	"testing"
 
 	"github.com/artist-rl/artist/internal/pyval"
@@ -92,35 +91,6 @@ func TestFormatScore(t *testing.T) {
 		got, ok := FormatScore(d, tc.agent)
 		if got != tc.want || ok != tc.applies {
 			t.Errorf("case %d: FormatScore = %v, %v; want %v, %v", i, got, ok, tc.want, tc.applies)
-		}
-	}
-}
-
-func TestPassHatK(t *testing.T) {
-	trials := [][]float64{{1, 1, 1, 1}, {1, 0, 1, 0}, {0, 0, 0, 0}, {1, 1, 1, 1 - 1e-7}}
-	for i, tc := range []struct {
-		k    int
-		want float64
-	}{
-		{1, (1 + 0.5 + 0 + 1) / 4},
-		{2, (1 + 1.0/6 + 0 + 1) / 4},
-		{3, 2.0 / 4},
-		{4, 2.0 / 4},
-	} {
-		got, err := PassHatK(trials, tc.k)
-		if err != nil || math.Abs(got-tc.want) > 1e-12 {
-			t.Errorf("case %d: pass^%d = %v, %v; want %v", i, tc.k, got, err, tc.want)
-		}
-	}
-	if p, _ := PassAt1(trials); math.Abs(p-0.625) > 1e-12 {
-		t.Errorf("pass@1 = %v, want 0.625", p)
-	}
-	for i, bad := range []struct {
-		trials [][]float64
-		k      int
-	}{{trials, 0}, {trials, 5}, {nil, 1}} {
-		if _, err := PassHatK(bad.trials, bad.k); err == nil {
-			t.Errorf("case %d: no error", i)
 		}
 	}
 }
