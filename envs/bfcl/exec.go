@@ -177,12 +177,15 @@ func checkKind(qual string, p param, v any) error {
 		_, ok = v.(*Dict)
 	}
 	if !ok {
-		return raisef("%s() argument '%s' must be %s, not %s", qual, p.name, p.kind, typeName(v))
+		return raisef("%s() argument '%s' must be %s, not %s", qual, p.name, p.kind, TypeName(v))
 	}
 	return nil
 }
 
-func typeName(v any) string {
+// TypeName is the Python type name of a value as package bfcl holds
+// Python values (None, bool, int, float, str, list, dict); any other
+// value is "object".
+func TypeName(v any) string {
 	switch v.(type) {
 	case nil:
 		return "NoneType"

@@ -222,20 +222,8 @@ func toFloat(v any) (float64, bool) {
 // typeName is the Python type name of a value.
 func typeName(v any) string {
 	switch v.(type) {
-	case nil:
-		return "NoneType"
-	case bool:
-		return "bool"
-	case int64:
-		return "int"
-	case float64:
-		return "float"
-	case string:
-		return "str"
-	case []any:
-		return "list"
-	case *bfcl.Dict:
-		return "dict"
+	case nil, bool, int64, float64, string, []any, *bfcl.Dict:
+		return bfcl.TypeName(v)
 	case bfcl.Ellipsis:
 		return "ellipsis"
 	case *pySetVal:
