@@ -199,3 +199,12 @@ func (c Composite) Score(t *rollout.Trajectory, task envs.Task) (total float64, 
 	}
 	return total, parts
 }
+
+// Names lists the components' names, in order.
+func (c Composite) Names() []string {
+	out := make([]string, len(c))
+	for i, comp := range c {
+		out[i] = comp.Name
+	}
+	return out
+}

@@ -179,7 +179,7 @@ func (r *Run) finish(ctx context.Context, st *trainerState, final *EvalResult) (
 	if err := atomicfile.WriteFile(filepath.Join(r.Cfg.RunDir, "summary.json"), append(b, '\n'), 0o644); err != nil {
 		return nil, fmt.Errorf("trainer: summary: %w", err)
 	}
-	if err := PlotRun(r.Cfg.RunDir); err != nil {
+	if err := PlotRun(r.Cfg.RunDir, r.Reward.Names()); err != nil {
 		return nil, err
 	}
 	before := "warm start"

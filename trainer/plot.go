@@ -27,15 +27,10 @@ type curve struct {
 }
 
 var (
-	rewardCurves = []curve{
-		{"reward/mean", "reward (total)", color.RGBA{R: 200, A: 255}},
-		{"reward/answer/mean", "answer", color.RGBA{B: 200, A: 255}},
-		{"reward/tool_success/mean", "tool success", color.RGBA{G: 150, A: 255}},
-		{"reward/format_relaxed/mean", "format (relaxed)", color.RGBA{R: 150, B: 150, A: 255}},
-		{"reward/format_strict/mean", "format (strict)", color.RGBA{R: 220, G: 140, A: 255}},
-		{"reward/fc_state/mean", "state", color.RGBA{B: 200, A: 255}},
-		{"reward/fc_function/mean", "function calls", color.RGBA{G: 150, A: 255}},
-		{"reward/fc_format/mean", "format", color.RGBA{R: 150, G: 100, A: 255}},
+	// palette colours the reward components in order.
+	palette = []color.RGBA{
+		{B: 200, A: 255}, {G: 150, A: 255}, {R: 150, B: 150, A: 255}, {R: 220, G: 140, A: 255},
+		{R: 150, G: 100, A: 255}, {G: 150, B: 150, A: 255}, {R: 100, G: 100, B: 100, A: 255},
 	}
 	accuracyCurves = []curve{
 		{"train/accuracy", "train accuracy", color.RGBA{R: 200, A: 255}},
@@ -44,14 +39,25 @@ var (
 	}
 )
 
+// rewardCurves are the total and one curve per reward component, each
+// labelled with its registered name.
+func rewardCurves(components []string) []curve {
+	out := []curve{{"reward/mean", "reward (total)", color.RGBA{R: 200, A: 255}}}
+	for i, name := range components {
+		out = append(out, curve{"reward/" + name + "/mean", name, palette[i%len(palette)]})
+	}
+	return out
+}
+
 // PlotRun draws reward_curve.png in a run folder from its metrics.jsonl:
-// rewards on top, accuracy and tool use below, against the GRPO step.
-func PlotRun(runDir string) error {
+// rewards on top (the total and each of components, the run's reward
+// component names), accuracy and tool use below, against the GRPO step.
+func PlotRun(runDir string, components []string) error {
 	recs, err := ReadMetrics(filepath.Join(runDir, "metrics.jsonl"))
 	if err != nil {
 		return err
 	}
-	top, err := panel("Reward per GRPO step", "reward", recs, rewardCurves)
+	top, err := panel("Reward per GRPO step", "reward", recs, rewardCurves(components))
 	if err != nil {
 		return err
 	}
