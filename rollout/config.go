@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 )
 
@@ -37,6 +38,17 @@ type Config struct {
 	// ToolTimeout is the deadline of one tool call (default 2s, written
 	// as a duration string such as "500ms").
 	ToolTimeout time.Duration `yaml:"tool_timeout"`
+	// Servers are the base addresses of OpenAI-compatible rollout servers
+	// (artist serve, SGLang, vLLM) that sample the training rollouts, a
+	// segment per request with the prompt as token ids (default none: in
+	// process). Only the trainer reads it.
+	Servers []string `yaml:"servers,omitempty"`
+	// TrajectorySeeds samples each training trajectory on its own, in
+	// process, request by request as rollout servers do (default false:
+	// the batch decodes in one session from one random stream), so that a
+	// run gives the trajectories it gives with Servers. Only the trainer
+	// reads it; with Servers it is implied.
+	TrajectorySeeds bool `yaml:"trajectory_seeds"`
 }
 
 // DefaultConfig returns the documented defaults.
@@ -81,6 +93,11 @@ func (c Config) Validate() error {
 	}
 	if c.ToolTimeout <= 0 {
 		add("tool_timeout must be positive (got %v): write a duration such as \"2s\"", c.ToolTimeout)
+	}
+	for _, u := range c.Servers {
+		if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+			add("servers: %q is not a server address: write http://host:port, e.g. -set rollout.servers=[http://127.0.0.1:8080]", u)
+		}
 	}
 	return errors.Join(errs...)
 }

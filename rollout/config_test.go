@@ -3,6 +3,7 @@ package rollout
 import (
 	"bytes"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -59,7 +60,7 @@ func TestConfigYAML(t *testing.T) {
 	cfg, err := decode("group_size: 4\ntool_timeout: 500ms\ntemperature: 0\n")
 	want := DefaultConfig()
 	want.GroupSize, want.ToolTimeout, want.Temperature = 4, 500*time.Millisecond, 0
-	if err != nil || cfg != want {
+	if err != nil || !reflect.DeepEqual(cfg, want) {
 		t.Fatalf("decoded %+v (%v), want %+v", cfg, err, want)
 	}
 	if _, err := decode("grop_size: 4\n"); err == nil {
@@ -69,7 +70,7 @@ func TestConfigYAML(t *testing.T) {
 	if err := yaml.NewEncoder(&buf).Encode(DefaultConfig()); err != nil {
 		t.Fatal(err)
 	}
-	if back, err := decode(buf.String()); err != nil || back != DefaultConfig() {
+	if back, err := decode(buf.String()); err != nil || !reflect.DeepEqual(back, DefaultConfig()) {
 		t.Fatalf("defaults did not round-trip through %q: %+v %v", buf.String(), back, err)
 	}
 }

@@ -55,6 +55,14 @@ type Engine struct {
 	// than its ids (a template that rewrites history) keeps its ids and
 	// has TemplateDiffers set.
 	Chat *Chat
+	// Completer, when set, samples every trajectory on its own, a segment
+	// per request (a rollout server, or LocalCompleter), instead of
+	// decoding the batch in one Policy session; see runSegments. Policy
+	// is then unused.
+	Completer Completer
+	// Parallel bounds the trajectories in flight through Completer; 0
+	// means all of them.
+	Parallel int
 }
 
 // StopTokenizer is a Tokenizer whose policy ends its turn on any of
@@ -200,6 +208,9 @@ func (e *Engine) run(ctx context.Context, tasks []envs.Task, rngOf func(task int
 		return []*Trajectory{}, nil
 	}
 	defer closeTools(rows)
+	if e.Completer != nil {
+		return e.runSegments(ctx, r, rows)
+	}
 	sess := e.Policy.NewSession(len(rows), maxLen)
 	var calls *toolCalls // the last step's calls, running while the other rows decode
 	for {
@@ -254,8 +265,8 @@ func mergeRows(a, b []int) []int {
 }
 
 func (e *Engine) newRunner() (*runner, error) {
-	if e.Policy == nil || e.Tokenizer == nil {
-		return nil, errors.New("rollout: Engine needs a Policy and a Tokenizer")
+	if e.Policy == nil && e.Completer == nil || e.Tokenizer == nil {
+		return nil, errors.New("rollout: Engine needs a Policy (or a Completer) and a Tokenizer")
 	}
 	if err := e.Config.Validate(); err != nil {
 		return nil, err

@@ -176,7 +176,7 @@ func (r *Run) rolloutInto(ctx context.Context, b *stepBatch, tasks []envs.Task, 
 		return r.rolloutDist(ctx, b, tasks, phase, step, m)
 	}
 	t0 := time.Now()
-	trajs, err := r.Engine(r.Cfg.Rollout).Run(ctx, tasks, rng)
+	trajs, err := r.rolloutEngine(r.Cfg.Rollout).Run(ctx, tasks, rng)
 	if err != nil {
 		return err
 	}

@@ -50,6 +50,7 @@ type Run struct {
 	demoLib   []Demo           // the warm-start library, built once
 	art       *ArtPrompt       // prompt.demos: demonstrations before each task; nil without
 	atlass    *atlassRun       // tool.library.atlass: the phases in GRPO rollouts; nil when off
+	servers   *rolloutServers  // rollout.servers: the fleet that samples GRPO rollouts; nil in process
 	// afterWarmStep, when set, is called after each warm-start update
 	// (tests use it to stop a run at a chosen step).
 	afterWarmStep func(step int)
@@ -105,6 +106,10 @@ func Setup(ctx context.Context, cfg Config, out io.Writer) (*Run, error) {
 	if r.Reward, err = reward.NewComposite(cfg.Reward.Weights, env); err != nil {
 		r.Close()
 		return nil, fmt.Errorf("trainer: reward: %w", err)
+	}
+	if r.servers, err = newRolloutServers(cfg.Rollout.Servers, r.Tok); err != nil {
+		r.Close()
+		return nil, err
 	}
 	return r, nil
 }

@@ -21,6 +21,9 @@ func (r *Run) grpoStep(ctx context.Context, step int, opt *AdamW, ref *policy.Mo
 	m := Metrics{}
 	start := time.Now()
 
+	if err := r.syncServers(ctx, step, m); err != nil {
+		return stepOutput{}, fmt.Errorf("trainer: step %d: %w", step, err)
+	}
 	r.art.reembed() // embed selection follows the policy's weights
 	draw := r.drawBatch
 	if r.atlass != nil {

@@ -1,0 +1,149 @@
+package rollout
+
+// Trajectories sampled one by one, a segment per request: the engine's
+// path when it decodes through a Completer (rollout servers, or the
+// in-process LocalCompleter that reproduces them).
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"sync"
+)
+
+// Completer continues one trajectory segment: a completions server's work
+// for one request whose prompt is given as token ids. Complete samples as
+// Complete does (the same sampler, one rand.Float64 per token from
+// rand.NewSource(req.Seed) unless greedy) and returns every sampled token
+// with its log-probability at temperature 1, the stopping token included.
+// It must be safe for concurrent use.
+type Completer interface {
+	Complete(ctx context.Context, req SegmentRequest) (Completion, error)
+}
+
+// SegmentRequest is one request of a trajectory: continue Prompt (the
+// trajectory so far) for at most Config.MaxTokens tokens, stopping at
+// Config.Stop or a stop token, sampling from Seed.
+type SegmentRequest struct {
+	Prompt []int
+	Config CompleteConfig // OnToken is not sent
+	Seed   int64
+}
+
+// LocalCompleter completes segments with a policy in process, exactly as
+// an artist serve rollout server holding the same weights does.
+type LocalCompleter struct {
+	Policy    Policy
+	Tokenizer Tokenizer
+}
+
+// Complete runs Complete on the policy.
+func (c LocalCompleter) Complete(ctx context.Context, req SegmentRequest) (Completion, error) {
+	return Complete(ctx, c.Policy, c.Tokenizer, req.Prompt, req.Config, rand.New(rand.NewSource(req.Seed)))
+}
+
+// SegmentSeed is the seed of request k of the trajectory whose seed is
+// seed (splitmix64 of the pair), so that consecutive requests draw from
+// unrelated streams.
+func SegmentSeed(seed int64, k int) int64 {
+	z := uint64(seed) + uint64(k+1)*0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return int64((z ^ (z >> 31)) >> 1)
+}
+
+// runSegments is Run through e.Completer: each trajectory is sampled on
+// its own (at most e.Parallel at once; 0 means all), request by request.
+// A request continues the trajectory's tokens with the rest of the
+// response budget and the format's stop strings (Format.StopStrings); its
+// tokens go through the row's state machine one by one, exactly as the
+// batched path feeds them, and the tokens after the one that paused or
+// ended the row are dropped. Tool calls and user replies run between
+// requests, in the trajectory's goroutine. Request k of trajectory i
+// samples from SegmentSeed(seed_i, k), where seed_i is drawn by
+// Int63 from the row's stream, in row order, before any request (0 for
+// every row when greedy), so the trajectories depend on the seed alone, not on timing or
+// on which server answered.
+func (e *Engine) runSegments(ctx context.Context, r *runner, rows []*row) ([]*Trajectory, error) {
+	seeds := make([]int64, len(rows))
+	for i, w := range rows {
+		if w.rng != nil && r.cfg.Temperature != 0 {
+			seeds[i] = w.rng.Int63()
+		}
+	}
+	workers := e.Parallel
+	if workers <= 0 || workers > len(rows) {
+		workers = len(rows)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg       sync.WaitGroup
+		once     sync.Once
+		firstErr error
+		next     = make(chan int)
+	)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if err := r.runRow(ctx, rows[i], seeds[i]); err != nil {
+					once.Do(func() { firstErr = fmt.Errorf("rollout: sequence %d: %w", i, err); cancel() })
+				}
+			}
+		}()
+	}
+	for i := range rows {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("rollout: %w", err)
+	}
+	return r.collect(rows)
+}
+
+// runRow drives one row to its end through the engine's Completer.
+func (r *runner) runRow(ctx context.Context, w *row, seed int64) error {
+	stops := r.e.Format.StopStrings()
+	for k := 0; w.state != done; {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		switch w.state {
+		case calling:
+			r.apply(w, w.loop.call(ctx, w.code))
+			continue
+		case replying:
+			msg, ended := w.loop.reply(ctx, w.said)
+			r.applyReply(w, msg, ended)
+			continue
+		}
+		req := SegmentRequest{Prompt: w.traj.Tokens, Seed: SegmentSeed(seed, k), Config: CompleteConfig{
+			MaxTokens: r.cfg.MaxResponseTokens - w.model, Temperature: r.cfg.Temperature, TopP: r.cfg.TopP, Stop: stops}}
+		k++
+		comp, err := r.e.Completer.Complete(ctx, req)
+		if err != nil {
+			return err
+		}
+		if len(comp.Tokens) == 0 || len(comp.LogProbs) != len(comp.Tokens) {
+			return fmt.Errorf("completer answered %d tokens with %d log-probs", len(comp.Tokens), len(comp.LogProbs))
+		}
+		for j, tok := range comp.Tokens {
+			r.advance(w, tok, comp.LogProbs[j])
+			if w.state != generating {
+				break
+			}
+		}
+		w.feed = nil // the next request sends the whole trajectory
+	}
+	return nil
+}

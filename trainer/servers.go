@@ -1,0 +1,109 @@
+package trainer
+
+// Training rollouts on rollout servers (rollout.servers): the fleet, the
+// weights pushed to it before each step's rollouts, and the engine that
+// samples through it.
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"time"
+
+	"github.com/artist-rl/artist/fleet"
+	"github.com/artist-rl/artist/policy"
+	"github.com/artist-rl/artist/rollout"
+)
+
+// rolloutServers is the run's fleet and what it was sent.
+type rolloutServers struct {
+	fleet   *fleet.Fleet
+	pushed  int  // the step whose weights the servers hold; -1 before the first push
+	checked bool // the servers' tokenizers were checked
+}
+
+// newRolloutServers is nil without servers.
+func newRolloutServers(urls []string, tok *policy.Tokenizer) (*rolloutServers, error) {
+	if len(urls) == 0 {
+		return nil, nil
+	}
+	f, err := fleet.New(urls, tok)
+	if err != nil {
+		return nil, fmt.Errorf("trainer: rollout.servers: %w", err)
+	}
+	return &rolloutServers{fleet: f, pushed: -1}, nil
+}
+
+// weightsDir is where the weights of a step are written for the servers.
+func (r *Run) weightsDir(step int) (string, error) {
+	return filepath.Abs(filepath.Join(r.Cfg.RunDir, "rollout-weights", fmt.Sprintf("step-%06d", step)))
+}
+
+// syncServers gives the servers the weights that sample step's rollouts,
+// unless they hold them already: it writes them in the checkpoint layout
+// (WriteWeights) and has every server load them as weight_version step
+// (fleet.Push), then removes the folder of the version before. The first
+// time, it refuses a server with another tokenizer (fleet.Check); Push
+// refuses one that reports other weights than those written. Nothing
+// happens without servers.
+func (r *Run) syncServers(ctx context.Context, step int, m Metrics) error {
+	s := r.servers
+	if s == nil || s.pushed == step {
+		return nil
+	}
+	t0 := time.Now()
+	dir, err := r.weightsDir(step)
+	if err != nil {
+		return fmt.Errorf("trainer: rollout weights: %w", err)
+	}
+	if err := WriteWeights(dir, r.Model, r.Tok); err != nil {
+		return err
+	}
+	if !s.checked {
+		sha, err := FileSHA256(dir, policy.TokenizerJSONFile)
+		if err != nil {
+			return err
+		}
+		if err := s.fleet.Check(ctx, sha); err != nil {
+			return err
+		}
+		s.checked = true
+	}
+	sha, err := FileSHA256(dir, "model.safetensors")
+	if err != nil {
+		return err
+	}
+	dropped, err := s.fleet.Push(ctx, dir, strconv.Itoa(step), sha)
+	for _, url := range dropped {
+		fmt.Fprintf(r.out, "trainer: rollout server %s does not answer; the other servers take its requests\n", url)
+	}
+	if err != nil {
+		return err
+	}
+	if s.pushed >= 0 {
+		if old, err := r.weightsDir(s.pushed); err == nil {
+			os.RemoveAll(old)
+		}
+	}
+	s.pushed = step
+	m["timing/weight_sync_s"] = time.Since(t0).Seconds()
+	return nil
+}
+
+// rolloutEngine is the engine of the training rollouts: r.Engine, through
+// the servers when the run has them, or trajectory by trajectory in
+// process with rollout.trajectory_seeds.
+func (r *Run) rolloutEngine(rc rollout.Config) *rollout.Engine {
+	e := r.Engine(rc)
+	switch {
+	case r.servers != nil:
+		e.Completer = r.servers.fleet
+	case rc.TrajectorySeeds:
+		e.Completer = rollout.LocalCompleter{Policy: e.Policy, Tokenizer: r.Tok}
+		e.Parallel = runtime.GOMAXPROCS(0)
+	}
+	return e
+}
