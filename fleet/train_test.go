@@ -251,6 +251,14 @@ func TestTrainOnServersMatchesInProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameRun(t, dir)
+	for i, m := range stepMetrics(t, dir) {
+		if d, ok := m["rollout/logprob_diff/mean"].(float64); ok {
+			t.Logf("step line %d: rollout/logprob_diff/mean %.3g", i, d)
+			if d > 1e-3 {
+				t.Errorf("step line %d: the servers' log-probs differ from the trainer's by %g per token", i, d)
+			}
+		}
+	}
 	const trajectories = 2 * 2 * 2 // grpo.steps x batch_size x group_size
 	if n := a.completions.Load() + b.completions.Load(); n <= trajectories {
 		t.Errorf("%d requests for %d trajectories: no trajectory went on after a tool result", n, trajectories)

@@ -7,6 +7,7 @@ package trainer
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -106,4 +107,30 @@ func (r *Run) rolloutEngine(rc rollout.Config) *rollout.Engine {
 		e.Parallel = runtime.GOMAXPROCS(0)
 	}
 	return e
+}
+
+// logprobDiff is the mean absolute difference, over the model tokens of
+// trajs, between the log-probs the rollouts were sampled with (the
+// servers') and those m gives them (rollout/logprob_diff/mean): the
+// mismatch between the decoding and training paths; 0 when there is no
+// model token.
+func logprobDiff(m *policy.Model, trajs []*rollout.Trajectory) float64 {
+	seqs := make([][]int, len(trajs))
+	for i, t := range trajs {
+		seqs[i] = t.Tokens
+	}
+	sum, n := 0.0, 0
+	for i, cur := range m.LogProbs(seqs) {
+		t := trajs[i]
+		for k, kind := range t.Kinds {
+			if kind == rollout.KindModel {
+				sum += math.Abs(float64(cur[k]) - float64(t.LogProbs[k]))
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return sum / float64(n)
 }

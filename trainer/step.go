@@ -52,6 +52,9 @@ func (r *Run) grpoStep(ctx context.Context, step int, opt *AdamW, ref *policy.Mo
 		return stepOutput{}, err
 	}
 	train, trainRewards := b.training()
+	if r.servers != nil { // the servers' log-probs against the trainer's weights
+		m["rollout/logprob_diff/mean"] = logprobDiff(r.Model, train)
+	}
 	adv, zeroGroups := advFn(trainRewards, G, g.AdvEps)
 	m["reward/frac_zero_std"] = float64(zeroGroups) / float64(len(train)/G)
 	if g.DynamicSampling.Enabled {
