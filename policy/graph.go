@@ -394,9 +394,9 @@ func buildGraph(m *Model, B, T int) (*trainGraph, error) {
 	for _, L := range m.Layers {
 		x = b.layer(x, L)
 	}
-	x = b.op(rmsNormOp(m.be, g.C, g.eps), x, b.pn[m.Norm])     // [N, C]
-	logits := b.op(linearOp(m.be, false), x, b.pn[m.Head])     // [N, V]
-	tg.logp = b.op(tokenLogProbOp(m.be, g.V), logits, targets) // [N]
+	x = b.op(rmsNormOp(m.be, g.C, g.eps), x, b.pn[m.Norm])                  // [N, C]
+	logits := b.op(linearOp(m.be, false), x, b.pn[m.Head])                  // [N, V]
+	tg.logp = b.op(tokenLogProbOp(m.be, g.V, m.invTemp()), logits, targets) // [N]
 	if b.err != nil {
 		return nil, b.err
 	}

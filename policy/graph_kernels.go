@@ -197,9 +197,12 @@ func swigluBackOp(be backend.Backend, fwd *kernel, gate bool) *kernel {
 	}
 }
 
-// tokenLogProbOp picks log softmax(logits[r])[targets[r]] for logits
-// [N, V] and targets [N] (ids as float32; a negative target gives 0).
-func tokenLogProbOp(be backend.Backend, V int) *kernel {
+// tokenLogProbOp picks log softmax(logits[r]·inv)[targets[r]] for logits
+// [N, V] and targets [N] (ids as float32; a negative target gives 0); inv
+// is 1/temperature. With inv ≠ 1 the forward pass scales the logits in
+// place (no other op reads them) and the backward pass scales their
+// gradient by inv.
+func tokenLogProbOp(be backend.Backend, V int, inv float32) *kernel {
 	k := &kernel{
 		name: fmt.Sprintf("tokenLogProb(%d)", V), inDims: []int{2, 1}, outDims: 1,
 		shape: func(in []tensor.Shape) tensor.Shape { return tensor.Shape{in[0][0]} },
@@ -207,10 +210,11 @@ func tokenLogProbOp(be backend.Backend, V int) *kernel {
 		save:  func(in []tensor.Shape) int { return in[0][0] },
 	}
 	k.fwd = func(out []float32, in [][]float32, _ []tensor.Shape) {
+		scaleLogits(in[0], inv)
 		be.TokenLogProb(host(out), host(k.saved), host(in[0]), host(in[1]), V)
 	}
 	k.grad = func(in G.Nodes, out, dy *G.Node) (G.Nodes, error) {
-		return grads(tokenLogProbBackOp(be, k, V), nodes(in[0], in[1], out, dy), nil, nil)
+		return grads(tokenLogProbBackOp(be, k, V, inv), nodes(in[0], in[1], out, dy), nil, nil)
 	}
 	return k
 }
@@ -218,11 +222,12 @@ func tokenLogProbOp(be backend.Backend, V int) *kernel {
 // tokenLogProbBackOp takes logits, targets, the forward output and dy and
 // gives dlogits[r] = dy[r]·(onehot(target) − softmax(logits[r])), reading
 // what fwd saved.
-func tokenLogProbBackOp(be backend.Backend, fwd *kernel, V int) *kernel {
+func tokenLogProbBackOp(be backend.Backend, fwd *kernel, V int, inv float32) *kernel {
 	return &kernel{
 		name: fmt.Sprintf("tokenLogProbBack(%d)", V), inDims: []int{2, 1, 1, 1}, outDims: 2, shape: same,
 		fwd: func(out []float32, in [][]float32, _ []tensor.Shape) {
 			be.TokenLogProbBack(host(out), host(in[0]), host(in[1]), host(fwd.saved), host(in[3]), V)
+			scaleLogits(out, inv)
 		},
 	}
 }

@@ -91,6 +91,7 @@ type Model struct {
 
 	be     backend.Backend // computes both paths; DefaultBackend's unless UseBackend changed it
 	graphs *graphCache     // compiled training graphs, built on demand by Backward
+	invT   float32         // 1/temperature of LogProbs and Backward; 0 means 1 (SetTemperature)
 }
 
 // New builds a model with weights drawn from the given source: linear and

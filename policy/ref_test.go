@@ -83,6 +83,12 @@ func refLogSoftmax(m *Model, seq []int) [][]float64 {
 		x = refAdd(x, refLinear(g, L.Down, nil))
 	}
 	logits := refLinear(refNorm(x, m.Norm.Data, c.RMSNormEps), m.Head, nil)
+	temp := m.Temperature() // SetTemperature: the log-softmax of logits / T
+	for _, row := range logits {
+		for j := range row {
+			row[j] /= temp
+		}
+	}
 	for _, row := range logits {
 		mx := math.Inf(-1)
 		for _, z := range row {

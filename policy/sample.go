@@ -266,6 +266,7 @@ func (m *Model) scoreRows(out [][]float32, seqs [][]int, x []float32, lay layout
 		}
 		be.RMSNorm(host(h[:n*g.C]), host(h[:n*g.C]), host(m.Norm.Data), g.C, g.eps)
 		linear(be, logits, h, n, g.C, m.Head.Data, nil, g.V)
+		scaleLogits(logits[:n*g.V], m.invTemp())
 		be.TokenLogProb(host(lp[:n]), backend.Tensor{}, host(logits[:n*g.V]), host(ids[:n]), g.V)
 		for i, tg := range part {
 			out[tg.seq][tg.t] = lp[i]

@@ -26,8 +26,9 @@ type CompleteConfig struct {
 // Completion is the result of Complete.
 type Completion struct {
 	Tokens []int // sampled tokens, the stopping one included
-	// LogProbs[i] is the log-probability of Tokens[i] under the model at
-	// temperature 1 without top-p (what the trainer recomputes).
+	// LogProbs[i] is the log-probability of Tokens[i] under
+	// softmax(logits / Temperature) over the whole vocabulary (what the
+	// trainer recomputes at the same temperature).
 	LogProbs []float32
 	Text     string // decoded Tokens, cut before the first stop string; without the stop token
 	Stop     string // the stop string that ended the text, or ""
@@ -75,7 +76,7 @@ func Complete(ctx context.Context, p Policy, tok Tokenizer, prompt []int, cfg Co
 		if cfg.Temperature != 0 {
 			u = rng.Float64()
 		}
-		id, logp, err := smp.draw(logits[0], u)
+		id, logp, _, err := smp.draw(logits[0], u)
 		if err != nil {
 			return Completion{}, fmt.Errorf("rollout: %w", err)
 		}

@@ -47,9 +47,12 @@
 // Sampling uses temperature and nucleus (top-p) filtering with one uniform
 // number per row per step drawn from a seeded *rand.Rand in row order, so a
 // seed fixes the output; temperature 0 is greedy. The log-prob recorded for
-// a sampled token is log softmax(logits)[token] at temperature 1 without
-// top-p, computed in float64 and stored as float32: the value the training
-// path recomputes under the sampling weights.
+// a sampled token is log softmax(logits / T)[token] over the whole
+// vocabulary at the sampling temperature T (Trajectory.LogProbs), and with
+// top_p < 1 also over the renormalised nucleus it was drawn from
+// (Trajectory.NucleusLogProbs), computed in float64 and stored as float32:
+// the first is what the training path recomputes at the same temperature
+// (policy.Model.SetTemperature) under the sampling weights.
 //
 // Tags are detected on decoded text, not token ids, so a tag may span
 // several tokens of a real tokenizer.

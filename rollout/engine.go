@@ -455,8 +455,9 @@ func (r *runner) step(logits [][]float32, rows []*row, active []int) error {
 	}
 	toks := make([]int, len(active))
 	lps := make([]float32, len(active))
+	nucs := make([]float32, len(active))
 	errs := make([]error, len(active))
-	one := func(k int) { toks[k], lps[k], errs[k] = r.sampler.draw(logits[active[k]], us[k]) }
+	one := func(k int) { toks[k], lps[k], nucs[k], errs[k] = r.sampler.draw(logits[active[k]], us[k]) }
 	if len(active)*len(logits[active[0]]) >= parallelWork {
 		parallel(len(active), one)
 	} else {
@@ -469,6 +470,9 @@ func (r *runner) step(logits [][]float32, rows []*row, active []int) error {
 			return fmt.Errorf("rollout: sequence %d: %w", i, errs[k])
 		}
 		r.advance(rows[i], toks[k], lps[k])
+		if r.sampler.temperature != 0 && r.sampler.topP < 1 {
+			rows[i].traj.setNucleus(nucs[k])
+		}
 	}
 	return nil
 }
@@ -608,6 +612,9 @@ func (r *runner) collect(rows []*row) ([]*Trajectory, error) {
 			return nil, fmt.Errorf("%w (sequence %d)", w.err, i)
 		}
 		t := w.traj
+		if len(t.NucleusLogProbs) > 0 {
+			t.padNucleus()
+		}
 		t.Response = r.e.Tokenizer.Decode(t.Tokens[t.PromptLen:])
 		if err := r.checkTemplate(w); err != nil {
 			return nil, fmt.Errorf("%w (sequence %d)", err, i)

@@ -29,32 +29,34 @@ type scratch struct {
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
-// draw returns the sampled token and its log-probability under
-// softmax(logits) at temperature 1 without top-p, computed in float64:
-// the quantity the training path recomputes.
-func (s sampler) draw(logits []float32, u float64) (int, float32, error) {
+// draw returns the sampled token and two log-probabilities of it,
+// computed in float64: lp under softmax(logits / T) over the whole
+// vocabulary (what the training path recomputes at the same temperature,
+// and the ratio's old log-prob), and nuc under the distribution it was
+// drawn from: the nucleus renormalised when top_p < 1, lp otherwise.
+// Greedy decoding (T = 0) gives log softmax(logits) for both.
+func (s sampler) draw(logits []float32, u float64) (tok int, lp, nuc float32, err error) {
 	top, err := argmax(logits)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	m := float64(logits[top])
 	if s.temperature == 0 {
-		return top, float32(logProb(logits, m, top)), nil
+		lp := float32(logProb(logits, m, top))
+		return top, lp, lp, nil
 	}
 	sc := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(sc)
 	z := s.weights(sc, logits, m)
-	var tok int
+	mass := z
 	if s.topP >= 1 {
 		tok = inverseCDF(sc.probs, z, u, nil)
 	} else {
-		tok = s.nucleus(sc, logits, m, z, u)
+		tok, mass = s.nucleus(sc, logits, m, z, u)
 	}
-	if s.temperature != 1 {
-		return tok, float32(logProb(logits, m, tok)), nil
-	}
-	// At temperature 1, z is the same sum logProb would compute.
-	return tok, float32(float64(logits[tok]) - m - math.Log(z)), nil
+	// log p_T(tok) = (l_tok − m)/T − log Σ exp((l − m)/T), the sum being z.
+	scaled := (float64(logits[tok]) - m) / s.temperature
+	return tok, float32(scaled - math.Log(z)), float32(scaled - math.Log(mass)), nil
 }
 
 // argmax returns the first index of the largest logit. It fails on an
@@ -129,11 +131,12 @@ type cand struct {
 func (a cand) before(b cand) bool { return a.p > b.p || a.p == b.p && a.id < b.id }
 
 // nucleus samples from the smallest set of highest-ranked tokens whose
-// mass reaches topP of z (the nucleus), in index order within it. Only
-// tokens above a probability floor become candidates, the floor falling
-// until the candidates hold enough mass; a selection finds the nucleus's
+// mass reaches topP of z (the nucleus), in index order within it, and
+// returns the token and the nucleus's unnormalised mass. Only tokens
+// above a probability floor become candidates, the floor falling until
+// the candidates hold enough mass; a selection finds the nucleus's
 // lowest-ranked member without sorting.
-func (s sampler) nucleus(sc *scratch, logits []float32, m, z, u float64) int {
+func (s sampler) nucleus(sc *scratch, logits []float32, m, z, u float64) (int, float64) {
 	need := s.topP * z
 	for _, floor := range []float64{1e-4, 1e-10, 0} {
 		sc.cands = sc.cands[:0]
@@ -155,7 +158,7 @@ func (s sampler) nucleus(sc *scratch, logits []float32, m, z, u float64) int {
 				mass += p
 			}
 		}
-		return inverseCDF(sc.probs, mass, u, in)
+		return inverseCDF(sc.probs, mass, u, in), mass
 	}
 	panic("unreachable")
 }

@@ -41,7 +41,7 @@ func TestSamplerDistribution(t *testing.T) {
 			rng := rand.New(rand.NewSource(1))
 			counts := make([]int, len(c.logits))
 			for range n {
-				tok, _, err := c.s.draw(c.logits, rng.Float64())
+				tok, _, _, err := c.s.draw(c.logits, rng.Float64())
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -57,6 +57,12 @@ func TestSamplerDistribution(t *testing.T) {
 	}
 }
 
+// TestSamplerLogProb: the recorded log-probs are those of the
+// distribution each token was drawn from, against a float64 reference
+// that sorts the vocabulary: lp is log softmax(logits / T)[tok] over the
+// whole vocabulary, nuc the same renormalised over the nucleus of top_p
+// (lp itself when top_p is 1), and greedy decoding gives log
+// softmax(logits) for both.
 func TestSamplerLogProb(t *testing.T) {
 	rng := rand.New(rand.NewSource(2))
 	logits := make([]float32, 1000)
@@ -64,17 +70,63 @@ func TestSamplerLogProb(t *testing.T) {
 		logits[i] = float32(rng.NormFloat64() * 3)
 	}
 	logits[17] = float32(math.Inf(-1))
-	for _, s := range []sampler{{1, 1}, {0.7, 0.9}, {0, 1}} {
-		for range 50 {
-			tok, lp, err := s.draw(logits, rng.Float64())
+	for _, s := range []sampler{{1, 1}, {0.7, 1}, {0.7, 0.9}, {1, 0.9}, {0, 1}} {
+		inNucleus := 0
+		for range 200 {
+			tok, lp, nuc, err := s.draw(logits, rng.Float64())
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := float32(logSoftmax64(logits, tok)); lp != want || lp > 0 || tok == 17 {
-				t.Fatalf("%+v: token %d log-prob %g, want %g", s, tok, lp, want)
+			temp, topP := s.temperature, s.topP
+			if temp == 0 {
+				temp, topP = 1, 1
+			}
+			full, nucleus, member := refSampleLogProbs(logits, temp, topP, tok)
+			if !member || tok == 17 {
+				t.Fatalf("%+v: token %d drawn outside the nucleus", s, tok)
+			}
+			if math.Abs(float64(lp)-full) > 1e-6 || math.Abs(float64(nuc)-nucleus) > 1e-6 {
+				t.Fatalf("%+v: token %d log-probs %g (nucleus %g), want %g (%g)", s, tok, lp, nuc, full, nucleus)
+			}
+			if topP < 1 && nuc > lp {
+				inNucleus++
 			}
 		}
+		if s.topP < 1 && inNucleus != 200 {
+			t.Errorf("%+v: %d of 200 nucleus log-probs above the full ones, want all", s, inNucleus)
+		}
 	}
+}
+
+// refSampleLogProbs is the float64 reference of a token's log-probs at
+// temperature temp: over the whole vocabulary, and over the nucleus of
+// topP found by sorting (ties to the lower id), renormalised; member says
+// whether tok is in the nucleus.
+func refSampleLogProbs(logits []float32, temp, topP float64, tok int) (full, nucleus float64, member bool) {
+	m := float64(slices.Max(logits))
+	probs := make([]float64, len(logits))
+	z := 0.0
+	for i, l := range logits {
+		probs[i] = math.Exp((float64(l) - m) / temp)
+		z += probs[i]
+	}
+	order := make([]int, len(logits))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		if c := cmp.Compare(probs[b], probs[a]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a, b)
+	})
+	mass := 0.0
+	for k := 0; k < len(order) && (mass < topP*z || topP >= 1); k++ {
+		mass += probs[order[k]]
+		member = member || order[k] == tok
+	}
+	scaled := (float64(logits[tok]) - m) / temp
+	return scaled - math.Log(z), scaled - math.Log(mass), member
 }
 
 // bruteNucleus sorts the whole vocabulary to find the nucleus; the
@@ -148,7 +200,7 @@ func TestNucleusMatchesFullSort(t *testing.T) {
 			brute := bruteNucleus(logits, 1, c.topP)
 			for range 200 {
 				u := rng.Float64()
-				got, _, _ := s.draw(logits, u)
+				got, _, _, _ := s.draw(logits, u)
 				if want := brute(u); got != want {
 					t.Fatalf("u=%g: nucleus drew %d, full sort %d", u, got, want)
 				}
@@ -158,7 +210,7 @@ func TestNucleusMatchesFullSort(t *testing.T) {
 }
 
 func TestSamplerGreedyTies(t *testing.T) {
-	tok, _, err := sampler{0, 1}.draw([]float32{1, 3, 3, 2}, 0.99)
+	tok, _, _, err := sampler{0, 1}.draw([]float32{1, 3, 3, 2}, 0.99)
 	if err != nil || tok != 1 {
 		t.Fatalf("greedy drew %d (%v), want the first maximum 1", tok, err)
 	}
@@ -177,7 +229,7 @@ func TestSamplerErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if _, _, err := (sampler{1, 1}).draw(c.logits, 0.5); err == nil {
+			if _, _, _, err := (sampler{1, 1}).draw(c.logits, 0.5); err == nil {
 				t.Fatal("no error")
 			}
 		})

@@ -119,7 +119,10 @@ func TestRunTopP(t *testing.T) {
 			s := tok.vocab[tr.Tokens[k]]
 			count[s]++
 			if want := float32(logSoftmax64(logits, tr.Tokens[k])); tr.LogProbs[k] != want {
-				t.Fatalf("%q recorded log-prob %g, want %g (temperature 1, no top-p)", s, tr.LogProbs[k], want)
+				t.Fatalf("%q recorded log-prob %g, want %g (temperature 1, whole vocabulary)", s, tr.LogProbs[k], want)
+			}
+			if want := math.Log(probs[s] / 0.8); math.Abs(float64(tr.NucleusLogProbs[k])-want) > 1e-6 {
+				t.Fatalf("%q nucleus log-prob %g, want %g (renormalised over {a, b})", s, tr.NucleusLogProbs[k], want)
 			}
 		}
 	}

@@ -31,8 +31,10 @@ type Call struct {
 // the tokens the policy sampled (KindModel, KindToolCall), 0 for prompt,
 // tool-result and user-turn tokens. Only mask-1 tokens enter the loss.
 // LogProbs holds the sampling-time log-probability of each mask-1 token
-// under the distribution it was drawn from (Config.Temperature and TopP,
-// see Sampling), and 0 elsewhere.
+// under softmax(logits / Config.Temperature) over the whole vocabulary,
+// the quantity the trainer recomputes at the same temperature (with
+// top_p < 1, NucleusLogProbs holds the renormalised nucleus's), and 0
+// elsewhere.
 type Trajectory struct {
 	Task      envs.Task  `json:"task"`
 	Group     int        `json:"group"` // index of the task's group in the batch
@@ -50,6 +52,13 @@ type Trajectory struct {
 	// Replies is the conversation with the user of an envs.UserSession:
 	// at each end of the policy's turn, what it said and the answer.
 	Replies []Reply `json:"replies,omitempty"`
+	// NucleusLogProbs, recorded when rollout.top_p < 1 (empty otherwise),
+	// holds each sampled token's log-prob under the distribution it was
+	// drawn from: the nucleus of softmax(logits / T), renormalised; 0 on
+	// the tokens the policy did not sample. LogProbs keeps the
+	// full-vocabulary log-probs, which the GRPO ratio uses (see
+	// docs/ARCHITECTURE.md).
+	NucleusLogProbs []float32 `json:"nucleus_logprobs,omitempty"`
 	// TemplateDiffers says that the chat template (Engine.Chat) renders
 	// this conversation other than the text of Tokens: a template that
 	// rewrites history, as Qwen3's drops the <think> blocks of turns
@@ -100,6 +109,9 @@ func (t *Trajectory) Validate() error {
 	if t.PromptLen > n {
 		return fmt.Errorf("rollout: prompt length %d exceeds %d tokens", t.PromptLen, n)
 	}
+	if k := len(t.NucleusLogProbs); k != 0 && k != n {
+		return fmt.Errorf("rollout: trajectory has %d tokens and %d nucleus log-probs", n, k)
+	}
 	for i, k := range t.Kinds {
 		if !k.valid() {
 			return fmt.Errorf("rollout: token %d has invalid kind %d", i, k)
@@ -112,6 +124,20 @@ func (t *Trajectory) Validate() error {
 		}
 	}
 	return nil
+}
+
+// setNucleus records the nucleus log-prob of the last token, which the
+// policy sampled.
+func (t *Trajectory) setNucleus(lp float32) {
+	t.padNucleus()
+	t.NucleusLogProbs[len(t.NucleusLogProbs)-1] = lp
+}
+
+// padNucleus extends NucleusLogProbs with zeros to the length of Tokens.
+func (t *Trajectory) padNucleus() {
+	for len(t.NucleusLogProbs) < len(t.Tokens) {
+		t.NucleusLogProbs = append(t.NucleusLogProbs, 0)
+	}
 }
 
 // markCall relabels the last n tokens, which the policy sampled, as a

@@ -99,6 +99,12 @@ func (r *Run) grpoStep(ctx context.Context, step int, opt *AdamW, ref *policy.Mo
 // step is then not recorded, and a resumed run takes it again from the
 // last checkpoint.
 func (r *Run) update(ctx context.Context, trajs []*rollout.Trajectory, adv []float64, opt *AdamW, ref *policy.Model, rng interface{ Perm(int) []int }, step int) (Metrics, error) {
+	// Old, new and reference log-probs are those of softmax(logits / T)
+	// at the rollouts' temperature, as the recorded ones are.
+	r.Model.SetTemperature(r.Cfg.Rollout.Temperature)
+	if ref != nil {
+		ref.SetTemperature(r.Cfg.Rollout.Temperature)
+	}
 	g := r.Cfg.GRPO
 	var keep []int
 	for i, t := range trajs {

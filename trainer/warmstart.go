@@ -141,6 +141,7 @@ func (r *Run) warmStart(ctx context.Context, from *trainerState) (*trainerState,
 // takes exactly the steps the uninterrupted run takes.
 func (r *Run) warmStartSteps(ctx context.Context, from *trainerState) error {
 	w := r.Cfg.WarmStart
+	r.Model.SetTemperature(1) // supervised log-likelihood of the plain softmax
 	demos, err := r.demoLibrary(ctx)
 	if err != nil {
 		return err
