@@ -72,6 +72,9 @@ func Setup(ctx context.Context, cfg Config, out io.Writer) (*Run, error) {
 	if out == nil {
 		out = io.Discard
 	}
+	if err := checkInit(cfg); err != nil {
+		return nil, err
+	}
 	r := &Run{Cfg: cfg, out: out}
 	if err := r.setupTasks(); err != nil {
 		return nil, err
