@@ -12,9 +12,11 @@
 #   NEWCOMER_STEPS       GRPO steps of the training run (default 20; the
 #                        README's run takes 100); the command is otherwise
 #                        the README's
+#   NEWCOMER_WARMSTART   warm-start steps (default: the config's 1,200), for
+#                        a quicker walk on a slow or shared machine
 #   NEWCOMER_SKIP_GO_TEST=1  skip `go test ./...` in the clone (.ci/run has
 #                        just run that exact command on a fresh clone)
-#   NEWCOMER_TIMEOUT     seconds allowed for each long step (default 900)
+#   NEWCOMER_TIMEOUT     seconds allowed for each long step (default 1800)
 # Everything happens in a temporary folder, removed at the end; each step
 # is bounded by a timeout, and a failure names the step and shows its log.
 set -euo pipefail
@@ -23,7 +25,7 @@ data=${1:-${ARTIST_DATA:-$root/../shared/data}}
 [ -d "$data" ] || { echo "newcomer-test: no benchmark data at $data: give DATA_DIR or run scripts/fetch-data.sh" >&2; exit 1; }
 data=$(cd "$data" && pwd)
 steps=${NEWCOMER_STEPS:-20}
-limit=${NEWCOMER_TIMEOUT:-900}
+limit=${NEWCOMER_TIMEOUT:-1800}
 tmp=$(mktemp -d)
 trainpid=
 cleanup() {
@@ -54,6 +56,7 @@ fi
 # The README's training command, in its own process group as a terminal's
 # Ctrl-C finds it; interrupted after its third GRPO step.
 train=(go run ./cmd/artist train -config configs/tiny-tool-arith.yaml -set "grpo.steps=$steps")
+if [ -n "${NEWCOMER_WARMSTART:-}" ]; then train+=(-set "warmstart.steps=$NEWCOMER_WARMSTART"); fi
 step "${train[*]}, Ctrl-C after step 3"
 setsid "${train[@]}" >"$tmp/train1.out" 2>"$tmp/train1.err" &
 trainpid=$!
