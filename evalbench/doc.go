@@ -1,5 +1,5 @@
 // Package evalbench evaluates a policy on benchmarks: the held-out sets
-// that registered task families name (family.Bencher; envs/families
+// that registered task families name (family.Bencher; envs/builtin
 // registers those of the artist command). It samples K rollouts per problem
 // through any Generator (the local rollout engine, or a policy behind an
 // OpenAI-compatible completions endpoint), has the family judge them, and

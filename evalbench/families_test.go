@@ -1,4 +1,4 @@
 package evalbench
 
 // The tests run with the benchmarks the artist command registers.
-import _ "github.com/artist-rl/artist/envs/families"
+import _ "github.com/artist-rl/artist/envs/builtin"

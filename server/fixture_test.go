@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	_ "github.com/artist-rl/artist/envs/families" // the default task trains the fixtures
+	_ "github.com/artist-rl/artist/envs/builtin" // the default task trains the fixtures
 	"github.com/artist-rl/artist/trainer"
 )
 

@@ -1,5 +1,5 @@
 package main
 
-// The task families the command trains and evaluates (envs/families
+// The task families the command trains and evaluates (envs/builtin
 // registers them; each is one package and one line there).
-import _ "github.com/artist-rl/artist/envs/families"
+import _ "github.com/artist-rl/artist/envs/builtin"

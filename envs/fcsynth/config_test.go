@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	_ "github.com/artist-rl/artist/envs/families"
+	_ "github.com/artist-rl/artist/envs/builtin"
 	"github.com/artist-rl/artist/envs/fcsynth"
 	"github.com/artist-rl/artist/trainer"
 )

@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	_ "github.com/artist-rl/artist/envs/families"
+	_ "github.com/artist-rl/artist/envs/builtin"
 	"github.com/artist-rl/artist/envs/multistep"
 	"github.com/artist-rl/artist/trainer"
 )

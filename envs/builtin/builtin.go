@@ -1,11 +1,11 @@
-// Package families registers the task families the artist command knows,
-// in order: the first is the default task (task.name), and benchmarks are
-// listed family by family. Import it for its effect:
+// Package builtin registers the built-in task families, the ones the
+// artist command knows, in order: the first is the default task
+// (task.name), and benchmarks are listed family by family. Import it for its effect:
 //
-//	import _ "github.com/artist-rl/artist/envs/families"
+//	import _ "github.com/artist-rl/artist/envs/builtin"
 //
 // Adding a family is its own package and one line here.
-package families
+package builtin
 
 import (
 	"github.com/artist-rl/artist/envs/arith"
