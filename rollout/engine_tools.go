@@ -5,12 +5,15 @@ package rollout
 
 import (
 	"context"
+	"sync"
 
 	"github.com/artist-rl/artist/envs"
 )
 
 // startTools starts the calls of all paused rows, and asks the users of
-// all replying rows, concurrently; nil when no row is paused.
+// all replying rows, concurrently; nil when no row is paused. Tool calls
+// may be compute (the code sandbox) and run at most GOMAXPROCS at once;
+// user replies wait on a simulator (often a server) and all run at once.
 func (r *runner) startTools(ctx context.Context, rows []*row) *toolCalls {
 	c := &toolCalls{done: make(chan struct{})}
 	for _, w := range rows {
@@ -24,23 +27,29 @@ func (r *runner) startTools(ctx context.Context, rows []*row) *toolCalls {
 	c.results = make([]envs.Result, len(c.paused))
 	c.replies = make([]string, len(c.paused))
 	c.ended = make([]bool, len(c.paused))
+	var calls []int
+	var users sync.WaitGroup
+	for k, w := range c.paused {
+		if w.state != replying {
+			calls = append(calls, k)
+			continue
+		}
+		users.Go(func() { c.replies[k], c.ended[k] = w.loop.reply(ctx, w.said) })
+	}
 	go func() {
 		defer close(c.done)
-		parallel(len(c.paused), func(k int) {
-			w := c.paused[k]
-			if w.state == replying {
-				c.replies[k], c.ended[k] = w.loop.reply(ctx, w.said)
-				return
-			}
-			c.results[k] = w.loop.call(ctx, w.code)
+		parallel(len(calls), func(i int) {
+			k := calls[i]
+			c.results[k] = c.paused[k].loop.call(ctx, c.paused[k].code)
 		})
+		users.Wait()
 	}()
 	return c
 }
 
 // toolCalls are the calls and user replies of the rows that paused in one
-// step, run concurrently (at most GOMAXPROCS at once) while the session
-// decodes the other rows' next tokens.
+// step, run concurrently (see startTools) while the session decodes the
+// other rows' next tokens.
 type toolCalls struct {
 	paused  []*row
 	results []envs.Result
