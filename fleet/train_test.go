@@ -15,7 +15,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	_ "github.com/artist-rl/artist/envs/families" // the default task
+	_ "github.com/artist-rl/artist/envs/builtin" // the default task
 	"github.com/artist-rl/artist/openai"
 	"github.com/artist-rl/artist/server"
 	"github.com/artist-rl/artist/trainer"
