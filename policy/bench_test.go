@@ -179,12 +179,11 @@ func BenchmarkGraphMemory(b *testing.B) {
 		}
 	}
 	held := func(planned bool) float64 {
-		defer func(p bool) { planGraphs = p }(planGraphs)
-		planGraphs = planned
 		m, err := New(cfg, rand.New(rand.NewSource(1)))
 		if err != nil {
 			b.Fatal(err)
 		}
+		m.gs.plan = planned
 		if _, err := m.Backward(seqs, coef); err != nil {
 			b.Fatal(err)
 		}

@@ -25,7 +25,8 @@
 // per padded batch shape with a static memory plan (kernels whose outputs
 // are never needed at the same time write into one buffer, allocated
 // outside the Go heap and unmapped when the graph closes), and a model
-// keeps the graphs of its recent shapes only up to GraphCacheBytes.
+// keeps the graphs of its recent shapes only up to its graph cache bound
+// (Model.SetGraphCacheBytes).
 //
 // Weights load and save as safetensors with HuggingFace tensor names next to
 // a config.json with HuggingFace keys, so a Qwen2 checkpoint directory is a

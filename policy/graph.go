@@ -23,13 +23,27 @@ const (
 	maxGraphs   = 4  // graphs kept per model; the least recently used goes first
 )
 
-// GraphCacheBytes bounds the memory of the compiled training graphs a
-// model keeps (activations, saved values and gradients of each padded
-// shape), beside the count bound of four: after a new graph is built, the
-// least recently used others are closed until the rest fit. The graph in
-// use is always kept, however large. Set it before training starts; 0
-// keeps only the graph in use.
-var GraphCacheBytes int64 = 64 << 20
+// graphSettings tune how a model builds and keeps its training graphs.
+// Each model holds its own (defaultGraphSettings); tests change a
+// model's to check that every way gives the same results.
+type graphSettings struct {
+	cacheBytes    int64 // see SetGraphCacheBytes
+	plan          bool  // new graphs share buffers by a memory plan (planMemory)
+	save          bool  // forward kernels save values for their backward kernels
+	maxSavedProbs int   // attention probabilities one layer keeps (N·H·T values); longer batches recompute them
+}
+
+func defaultGraphSettings() graphSettings {
+	return graphSettings{cacheBytes: 64 << 20, plan: true, save: true, maxSavedProbs: 8 << 20}
+}
+
+// SetGraphCacheBytes bounds the memory of the compiled training graphs m
+// keeps (activations, saved values and gradients of each padded shape),
+// beside the count bound of four: after a new graph is built, the least
+// recently used others are closed until the rest fit. The graph in use is
+// always kept, however large. The default is 64 MiB; 0 keeps only the
+// graph in use. Call it before training starts.
+func (m *Model) SetGraphCacheBytes(n int64) { m.gs.cacheBytes = n }
 
 // trainGraph is one compiled graph for a padded shape (B, T).
 type trainGraph struct {
@@ -100,7 +114,7 @@ func (m *Model) Backward(seqs [][]int, coef [][]float32) (logp [][]float32, err 
 	}
 	if tg.bytes == 0 {
 		tg.bytes = tg.sizeBytes()
-		m.graphs.trim(tg)
+		m.graphs.trim(tg, m.gs.cacheBytes)
 	}
 	lp := tg.logp.Value().Data().([]float32)
 	for i, s := range seqs {
@@ -181,8 +195,8 @@ func (m *Model) graph(B, T int) (*trainGraph, error) {
 }
 
 // trim closes the least recently used graphs other than keep until the
-// others fit in GraphCacheBytes.
-func (c *graphCache) trim(keep *trainGraph) {
+// others fit in limit bytes.
+func (c *graphCache) trim(keep *trainGraph, limit int64) {
 	for {
 		var total int64
 		var oldest [2]int
@@ -196,7 +210,7 @@ func (c *graphCache) trim(keep *trainGraph) {
 				oldest, victim = k, tg
 			}
 		}
-		if victim == nil || total <= GraphCacheBytes {
+		if victim == nil || total <= limit {
 			return
 		}
 		victim.close()
@@ -335,6 +349,7 @@ type builder struct {
 	cos, sin []float32 // [T, D/2]
 	pn       map[*Param]*G.Node
 	saves    []*kernel
+	gs       graphSettings
 }
 
 func (b *builder) op(k *kernel, in ...*G.Node) *G.Node {
@@ -342,6 +357,7 @@ func (b *builder) op(k *kernel, in ...*G.Node) *G.Node {
 		return nil
 	}
 	if k.save != nil {
+		k.noSave = !b.gs.save
 		b.saves = append(b.saves, k)
 	}
 	n, err := apply(k, in...)
@@ -365,7 +381,7 @@ func (b *builder) layer(x *G.Node, L Layer) *G.Node {
 	q := b.op(ropeOp(be, g.H, g.D, b.T, false, b.cos, b.sin), b.op(linearOp(be, true), h, p[L.Q], p[L.QB]))   // [N, H·D]
 	k := b.op(ropeOp(be, g.K, g.D, b.T, false, b.cos, b.sin), b.op(linearOp(be, true), h, p[L.K], p[L.KB]))   // [N, K·D]
 	v := b.op(linearOp(be, true), h, p[L.V], p[L.VB])                                                         // [N, K·D]
-	a := b.op(attnOp(be, g, b.T), q, k, v)                                                                    // [N, H·D]
+	a := b.op(attnOp(be, g, b.T, b.gs.maxSavedProbs), q, k, v)                                                // [N, H·D]
 	x = b.add(x, b.op(linearOp(be, false), a, p[L.O]))                                                        // [N, C]
 	h = b.op(rmsNormOp(be, g.C, g.eps), x, p[L.MLPNorm])                                                      // [N, C]
 	act := b.op(swigluOp(be), b.op(linearOp(be, false), h, p[L.Gate]), b.op(linearOp(be, false), h, p[L.Up])) // [N, F]
@@ -377,7 +393,7 @@ func buildGraph(m *Model, B, T int) (*trainGraph, error) {
 	g, N := geometryOf(m.Config), B*T
 	eg := G.NewGraph()
 	tg := &trainGraph{B: B, T: T, ids: make([]float32, N), targets: make([]float32, N), coef: make([]float32, N)}
-	b := &builder{be: m.be, g: g, T: T, pn: make(map[*Param]*G.Node)}
+	b := &builder{be: m.be, g: g, T: T, pn: make(map[*Param]*G.Node), gs: m.gs}
 	b.cos, b.sin = ropeTables(T, g.D, m.Config.RopeTheta)
 	for _, p := range m.Params {
 		n := G.NewTensor(eg, tensor.Float32, len(p.Shape), G.WithShape(p.Shape...), G.WithName(p.Name), G.WithValue(backed(p)))
@@ -412,7 +428,7 @@ func buildGraph(m *Model, B, T int) (*trainGraph, error) {
 		return nil, fmt.Errorf("policy: graph gradient: %w", err)
 	}
 	tg.plan = &memoryPlan{release: func() {}}
-	if planGraphs {
+	if m.gs.plan {
 		if tg.plan, err = planMemory(eg, append([]*G.Node{tg.logp}, tg.grads...)); err != nil {
 			return nil, err
 		}

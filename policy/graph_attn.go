@@ -12,20 +12,17 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// maxSavedProbs bounds the attention probabilities one layer keeps for
-// its backward pass (N·H·T values, 32 MB); longer batches recompute them.
-// Tests lower it to check that both ways give the same results.
-var maxSavedProbs = 8 << 20
-
 // attnOp computes o [N, H·D] = softmax(q·kᵀ/sqrt(D) + causal mask)·v per
-// sequence and head (backend.Kernels.Attention).
-func attnOp(be backend.Backend, g geometry, T int) *kernel {
+// sequence and head (backend.Kernels.Attention). It keeps the attention
+// probabilities for its backward pass when they are at most maxSaved
+// values (N·H·T; the default bound is 32 MB), else recomputes them.
+func attnOp(be backend.Backend, g geometry, T, maxSaved int) *kernel {
 	HD, KD := g.H*g.D, g.K*g.D
 	k := &kernel{
 		name: fmt.Sprintf("attn(%d,%d,%d,%d)", g.H, g.K, g.D, T), inDims: []int{2, 2, 2}, outDims: 2, shape: same,
 		diff: []bool{true, true, true},
 		save: func(in []tensor.Shape) int {
-			if n := in[0][0] * g.H * T; n <= maxSavedProbs {
+			if n := in[0][0] * g.H * T; n <= maxSaved {
 				return n
 			}
 			return 0

@@ -33,7 +33,8 @@ type kernel struct {
 	// for its backward kernels (backend.Kernels: saved tensors); 0 keeps
 	// none. The backward kernels take the forward node as an input, so
 	// they run after it.
-	save func(in []tensor.Shape) int
+	save   func(in []tensor.Shape) int
+	noSave bool // save nothing, whatever save says (graphSettings.save off)
 
 	out   *tensor.Dense // output buffer, reused across runs
 	saved []float32     // what the forward pass saved in the last run
@@ -86,7 +87,7 @@ func (k *kernel) Do(vals ...G.Value) (G.Value, error) {
 	}
 	if k.save != nil {
 		n := k.save(shapes)
-		if !saveForBackward {
+		if k.noSave {
 			n = 0
 		}
 		switch {
@@ -107,11 +108,6 @@ func (k *kernel) Do(vals ...G.Value) (G.Value, error) {
 	k.fwd(k.out.Data().([]float32), in, shapes)
 	return k.out, nil
 }
-
-// saveForBackward lets forward kernels save values for their backward
-// kernels; tests turn it off to check that recomputing gives the same
-// results.
-var saveForBackward = true
 
 // UsePreallocDo ignores the offered tensor in favour of the kernel's own.
 func (k *kernel) UsePreallocDo(_ G.Value, vals ...G.Value) (G.Value, error) {

@@ -11,10 +11,6 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// planGraphs makes new training graphs share buffers by a memory plan;
-// tests turn it off to check that both ways give the same bits.
-var planGraphs = true
-
 // memoryPlan is the order the graph's kernels run in and the buffers
 // their outputs share. gorgonia's tape machine gives every node its own
 // register, so without a plan a graph holds every intermediate of the

@@ -347,9 +347,8 @@ func TestPaddedBatch(t *testing.T) {
 // change no bit of the log-probs or gradients.
 func TestBackwardSavedOrRecomputed(t *testing.T) {
 	run := func(save bool, probs int) ([][]float32, [][]float32) {
-		saveForBackward, maxSavedProbs = save, probs
-		defer func() { saveForBackward, maxSavedProbs = true, 8<<20 }()
 		m := testModel(t, false, 31)
+		m.gs.save, m.gs.maxSavedProbs = save, probs
 		seqs, coef := batchFor(32, m.Config.VocabSize)
 		logp, err := m.Backward(seqs, coef)
 		if err != nil {

@@ -43,12 +43,11 @@ func TestInferenceModelsHoldNoGradients(t *testing.T) {
 // budget of 0 only the graph in use is kept, and a kept graph reports
 // its size.
 func TestGraphCacheBytes(t *testing.T) {
-	defer func(b int64) { GraphCacheBytes = b }(GraphCacheBytes)
-	GraphCacheBytes = 0
 	m, err := New(tinyConfig(true), rand.New(rand.NewSource(1)))
 	if err != nil {
 		t.Fatal(err)
 	}
+	m.SetGraphCacheBytes(0)
 	for _, T := range []int{5, 20, 40} {
 		seq := make([]int, T)
 		coef := make([]float32, T)
@@ -83,9 +82,8 @@ func TestMemoryPlanSameBits(t *testing.T) {
 		}
 	}
 	run := func(planned bool) (out []float32, plan *memoryPlan, bytes int64) {
-		defer func(p bool) { planGraphs = p }(planGraphs)
-		planGraphs = planned
 		m := testModel(t, false, 3)
+		m.gs.plan = planned
 		for range 2 {
 			m.ZeroGrad()
 			lp, err := m.Backward(seqs, coef)

@@ -91,6 +91,7 @@ type Model struct {
 
 	be     backend.Backend // computes both paths; DefaultBackend's unless UseBackend changed it
 	graphs *graphCache     // compiled training graphs, built on demand by Backward
+	gs     graphSettings   // how the training graphs are built and kept
 	invT   float32         // 1/temperature of LogProbs and Backward; 0 means 1 (SetTemperature)
 }
 
@@ -127,7 +128,7 @@ func New(cfg Config, rng *rand.Rand) (*Model, error) {
 func newShell(cfg Config, be backend.Backend) *Model {
 	C, F, V, D := cfg.HiddenSize, cfg.IntermediateSize, cfg.VocabSize, cfg.HeadDim()
 	H, K := cfg.NumAttentionHeads, cfg.NumKeyValueHeads
-	m := &Model{Config: cfg, be: be}
+	m := &Model{Config: cfg, be: be, gs: defaultGraphSettings()}
 	add := func(name string, shape ...int) *Param {
 		n := 1
 		for _, s := range shape {
