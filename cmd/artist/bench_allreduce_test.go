@@ -53,3 +53,16 @@ func TestBenchAllReduceNeedsRanks(t *testing.T) {
 		t.Errorf("stderr %q does not say to run under mpirun", stderr.String())
 	}
 }
+
+// TestTrainLaunchedWithoutMPI: launched by mpirun (as its variables say)
+// where libmpi cannot be loaded, artist train stops at start naming the
+// library and ARTIST_MPI_LIB, instead of training alone.
+func TestTrainLaunchedWithoutMPI(t *testing.T) {
+	t.Setenv("OMPI_COMM_WORLD_SIZE", "2")
+	t.Setenv("ARTIST_COLLECTIVE", "")
+	t.Setenv("ARTIST_MPI_LIB", "/nonexistent/libmpi.so.40")
+	code, _, stderr := runCLI("train", "-config", "../../configs/tiny-tool-arith.yaml", "-set", "run_dir="+t.TempDir())
+	if code != 1 || !strings.Contains(stderr, "/nonexistent/libmpi.so.40") || !strings.Contains(stderr, "ARTIST_MPI_LIB") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
