@@ -123,7 +123,7 @@ func logprobDiff(m *policy.Model, trajs []*rollout.Trajectory) float64 {
 	for i, cur := range m.LogProbs(seqs) {
 		t := trajs[i]
 		for k, kind := range t.Kinds {
-			if kind == rollout.KindModel {
+			if kind.Sampled() {
 				sum += math.Abs(float64(cur[k]) - float64(t.LogProbs[k]))
 				n++
 			}

@@ -53,6 +53,7 @@ func (r *Run) grpoStep(ctx context.Context, step int, opt *AdamW, ref *policy.Mo
 	}
 	train, trainRewards := b.training()
 	if r.servers != nil { // the servers' log-probs against the trainer's weights
+		r.Model.SetTemperature(r.Cfg.Rollout.Temperature) // as the servers sampled
 		m["rollout/logprob_diff/mean"] = logprobDiff(r.Model, train)
 	}
 	adv, zeroGroups := advFn(trainRewards, G, g.AdvEps)
