@@ -381,6 +381,16 @@ func LoadModel(dir string) (*Model, error) {
 	return m, nil
 }
 
+// ReadConfig reads dir/config.json as LoadModel does (defaults filled,
+// unsupported settings refused) without opening any weight file.
+func ReadConfig(dir string) (Config, error) {
+	cfg, err := readModelConfig(filepath.Join(dir, "config.json"))
+	if err != nil {
+		return Config{}, fmt.Errorf("policy: read config: %w", err)
+	}
+	return cfg, nil
+}
+
 // readModelConfig decodes config.json, filling keys a HuggingFace Qwen2
 // config may omit with Qwen2Config's defaults, and validates it. Settings
 // that would change what the model computes and that it does not implement

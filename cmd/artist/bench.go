@@ -15,6 +15,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/artist-rl/artist/internal/memplan"
 	"github.com/artist-rl/artist/internal/sysmem"
 	"github.com/artist-rl/artist/policy"
 	"github.com/artist-rl/artist/trainer"
@@ -31,6 +32,7 @@ type benchSettings struct {
 	grpo                    bool // one GRPO-shaped step, phase by phase
 	allreduce               bool // the gradient all-reduce over an MPI job's ranks
 	floats                  int  // -allreduce size without a model
+	force                   bool // run past a memory plan that does not fit
 }
 
 // benchReport is the JSON object artist bench prints.
@@ -76,6 +78,7 @@ func runBench(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.BoolVar(&s.grpo, "grpo", false, "instead, time one GRPO-shaped step phase by phase (rollout of -decode-batch x -new-tokens, reference log-probs, update) with the peak RSS after each")
 	fs.BoolVar(&s.allreduce, "allreduce", false, "instead, under mpirun -np N: time the all-reduce of the model's gradient (float32, one per weight) against a copy of the same bytes")
 	fs.IntVar(&s.floats, "floats", 0, "with -allreduce: all-reduce this many float32 values instead of a model's gradient")
+	fs.BoolVar(&s.force, "force", false, "run even when the memory plan exceeds the memory available")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
@@ -91,6 +94,11 @@ func runBench(_ context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	fmt.Fprintf(stderr, "artist bench: backend %v\n", sel)
+	if !s.allreduce {
+		if err := s.checkPlan(stderr); err != nil {
+			return err
+		}
+	}
 	rng := rand.New(rand.NewSource(s.seed))
 	began := time.Now()
 	m, err := s.model(rng)
@@ -165,6 +173,35 @@ func (s *benchSettings) validate() error {
 		}
 	}
 	return nil
+}
+
+// checkPlan prints the memory plan of the benchmark, from the model's
+// config.json alone, and refuses one that does not fit unless -force.
+func (s *benchSettings) checkPlan(w io.Writer) error {
+	var cfg policy.Config
+	if s.checkpoint != "" {
+		dir, err := trainer.ResolveCheckpoint(s.checkpoint, io.Discard)
+		if err != nil {
+			return err
+		}
+		if cfg, err = policy.ReadConfig(dir); err != nil {
+			return err
+		}
+	} else {
+		b, err := os.ReadFile(s.modelConfig)
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(b, &cfg); err != nil {
+			return fmt.Errorf("%s: %w", s.modelConfig, err)
+		}
+	}
+	run := memplan.Run{Train: true, GraphSeqs: s.batch, GraphLen: s.seq,
+		DecodeSeqs: s.decodeBatch, DecodeLen: s.prompt + s.newTokens}
+	if s.grpo {
+		run.Reference, run.GraphSeqs, run.GraphLen = true, s.decodeBatch, s.prompt+s.newTokens
+	}
+	return checkPlan(w, memplan.Estimate(cfg, run), s.force)
 }
 
 // model loads the checkpoint, or builds the configured model with random

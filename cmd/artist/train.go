@@ -20,6 +20,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	config := fs.String("config", "", "YAML config `FILE` (keys not given keep their documented defaults)")
 	var overrides sets
 	fs.Var(&overrides, "set", "override one config key, e.g. -set grpo.steps=50 (repeatable)")
+	force := fs.Bool("force", false, "run even when the memory plan exceeds the memory available")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
@@ -34,12 +35,21 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := needEarlierRun(cfg, *config); err != nil {
 		return err
 	}
+	plan, err := trainPlan(cfg)
+	if err != nil {
+		return err
+	}
 	comm, err := collective.Open()
 	if err != nil {
 		return err
 	}
+	planOut := stderr
 	if comm.Rank() != 0 {
-		stdout = io.Discard // rank 0 reports for the job
+		stdout, planOut = io.Discard, io.Discard // rank 0 reports for the job
+	}
+	if err := checkPlan(planOut, plan, *force); err != nil {
+		comm.Close()
+		return err
 	}
 	fmt.Fprintf(stdout, "view: %s\n", viewCommand(cfg.RunDir))
 	stopNote := notifyInterrupt(ctx, stderr)

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/artist-rl/artist/internal/memplan"
+	"github.com/artist-rl/artist/internal/sysmem"
+	"github.com/artist-rl/artist/policy"
+	"github.com/artist-rl/artist/trainer"
+)
+
+// promptAllowance is the prompt tokens a trajectory is planned with: the
+// tasks are not read before the plan.
+const promptAllowance = 256
+
+// trainPlan is the memory plan of a training run, from the config alone:
+// the init folder's config.json (no weight is read) or the fresh model's
+// shape, the largest backward pass of the warm start and of GRPO, and the
+// KV cache of one step's rollouts, each sequence at the longest a
+// trajectory may grow (promptAllowance, the response budget and every tool
+// result with its tags), at most the model's context.
+func trainPlan(cfg trainer.Config) (memplan.Plan, error) {
+	mc := cfg.Model
+	if cfg.Init != "" {
+		var err error
+		if mc, err = policy.ReadConfig(cfg.Init); err != nil {
+			return memplan.Plan{}, err
+		}
+	} else if mc.VocabSize == 0 {
+		mc.VocabSize = 256 + cfg.TokenizerMerges + 32 // bytes, merges and the format's tags
+		if cfg.Tokenizer != "" {
+			tok, err := policy.LoadTokenizer(cfg.Tokenizer)
+			if err != nil {
+				return memplan.Plan{}, err
+			}
+			mc.VocabSize = tok.VocabSize()
+		}
+	}
+	rc := cfg.Rollout
+	T := min(mc.MaxPositionEmbeddings, promptAllowance+rc.MaxResponseTokens+rc.MaxToolCalls*(rc.MaxResultTokens+16))
+	seqs := 0
+	if cfg.WarmStart.Steps > 0 {
+		seqs = capSeqs(cfg.WarmStart.BatchSize, cfg.WarmStart.MicroBatch)
+	}
+	rollouts := cfg.GRPO.BatchSize * cfg.Rollout.GroupSize
+	if cfg.GRPO.Steps > 0 {
+		mini := rollouts / max(cfg.GRPO.MiniBatches, 1)
+		seqs = max(seqs, capSeqs(mini, cfg.GRPO.MicroBatch))
+	}
+	return memplan.Estimate(mc, memplan.Run{
+		Train: true, Reference: cfg.GRPO.Beta > 0 && cfg.GRPO.Steps > 0,
+		GraphSeqs: seqs, GraphLen: T, DecodeSeqs: rollouts, DecodeLen: T,
+	}), nil
+}
+
+// capSeqs is the sequences of one backward pass of a batch of n under a
+// micro-batch bound (0: none).
+func capSeqs(n, micro int) int {
+	if micro > 0 && micro < n {
+		return micro
+	}
+	return n
+}
+
+// checkPlan prints plan on w with the memory available and refuses a plan
+// that exceeds it, unless force.
+func checkPlan(w io.Writer, plan memplan.Plan, force bool) error {
+	avail, source, err := sysmem.Available()
+	if err != nil {
+		fmt.Fprintf(w, "memory plan: %v; not checked\n", err)
+		avail = 0
+	}
+	plan.Write(w, avail, source)
+	if err := plan.Check(avail, source); err != nil {
+		if force {
+			fmt.Fprintf(w, "%v\n-force: running anyway\n", err)
+			return nil
+		}
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/artist-rl/artist/internal/memplan"
+	"github.com/artist-rl/artist/internal/sysmem"
+)
+
+const qwen7BConfig = "../../internal/memplan/testdata/qwen2.5-7b/config.json"
+
+// qwen7BFolder is a checkpoint folder of Qwen2.5-7B shapes: its
+// config.json and a model.safetensors that is only a sparse file of the
+// weights' size (15 GB of bf16, no data written), which the plan must
+// refuse before reading.
+func qwen7BFolder(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	cfg, err := os.ReadFile(qwen7BConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "config.json"), cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(dir, "model.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(15 << 30); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	return dir
+}
+
+// wantRefused checks a refusal that names the estimate and the memory
+// available, within 10 s.
+func wantRefused(t *testing.T, began time.Time, code int, stderr string) {
+	t.Helper()
+	if avail, _, err := sysmem.Available(); err != nil || avail > 512<<30 {
+		t.Skipf("memory available unknown or over 512 GiB (%d, %v): the plan is not refused", avail, err)
+	}
+	if d := time.Since(began); d > 10*time.Second {
+		t.Errorf("refused after %v, want well under 10 s", d)
+	}
+	for _, want := range []string{"memory plan", "estimated peak", "exceeds the memory available", "micro_batch", "-force"} {
+		if code != 1 || !strings.Contains(stderr, want) {
+			t.Errorf("exit %d, stderr lacks %q:\n%s", code, want, stderr)
+		}
+	}
+}
+
+func TestTrainRefusesQwen7BOnThisMachine(t *testing.T) {
+	dir := qwen7BFolder(t)
+	conf := filepath.Join(t.TempDir(), "7b.yaml")
+	yaml := "init: " + dir + "\nrun_dir: " + filepath.Join(t.TempDir(), "run") + "\n"
+	if err := os.WriteFile(conf, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	code, _, stderr := runCLI("train", "-config", conf)
+	wantRefused(t, began, code, stderr)
+	if !strings.Contains(stderr, "reference model") && !strings.Contains(stderr, "AdamW moments") {
+		t.Errorf("the plan table is missing:\n%s", stderr)
+	}
+}
+
+func TestBenchRefusesQwen7BOnThisMachine(t *testing.T) {
+	began := time.Now()
+	code, _, stderr := runCLI("bench", "-model-config", qwen7BConfig, "-grpo", "-decode-batch", "64", "-prompt", "128", "-new-tokens", "128")
+	wantRefused(t, began, code, stderr)
+	if !strings.Contains(stderr, "reference model") {
+		t.Errorf("bench -grpo plans no reference model:\n%s", stderr)
+	}
+}
+
+// TestForceRunsPastThePlan checks that -force turns the refusal into a
+// note.
+func TestForceRunsPastThePlan(t *testing.T) {
+	if _, _, err := sysmem.Available(); err != nil {
+		t.Skipf("memory available unknown: %v", err)
+	}
+	huge := memplan.Plan{Terms: []memplan.Term{{Name: "weights (f32)", Bytes: 1 << 62}}}
+	var b strings.Builder
+	if err := checkPlan(&b, huge, false); err == nil || !strings.Contains(err.Error(), "exceeds the memory available") {
+		t.Fatalf("without -force: %v", err)
+	}
+	b.Reset()
+	if err := checkPlan(&b, huge, true); err != nil || !strings.Contains(b.String(), "-force: running anyway") {
+		t.Fatalf("with -force: %v, output %q", err, b.String())
+	}
+}

@@ -1,0 +1,181 @@
+// Package memplan estimates the peak memory of a run from the model's
+// shape and the run's batch sizes, before any weight is read, so that a
+// run that cannot fit is refused at start rather than killed hours in.
+//
+// The estimate is a sum of terms (Plan.Terms): the weights in float32,
+// their gradients and AdamW's two moments when training, the frozen
+// reference model when the KL weight is positive, the activations of the
+// largest training graph, the KV cache of the rollout batch and a fixed
+// runtime term. The activation figures are fitted to the training
+// graph's planned buffers (policy's memory plan) at small shapes; the
+// runtime term is calibrated on the default run's measured peak RSS. It
+// is an estimate of the order of the peak, not a bound: compare it with
+// what a run reports (summary.json peak_rss_mib).
+package memplan
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/artist-rl/artist/policy"
+)
+
+// Run is what a command will hold at its peak, beyond the model's shape.
+type Run struct {
+	// Train holds gradients and AdamW's two moments for every weight.
+	Train bool
+	// Reference holds a frozen copy of the weights (GRPO with beta > 0).
+	Reference bool
+	// GraphSeqs × GraphLen is the largest training graph: sequences of
+	// one backward pass and tokens per sequence. 0 builds none.
+	GraphSeqs, GraphLen int
+	// DecodeSeqs × DecodeLen is the KV cache of the largest decoding
+	// batch (rollouts: prompts × group size, each up to DecodeLen tokens).
+	DecodeSeqs, DecodeLen int
+}
+
+// Term is one line of a plan.
+type Term struct {
+	Name  string
+	Bytes int64
+}
+
+// Plan is an estimate of a run's peak memory, term by term.
+type Plan struct {
+	Terms []Term
+}
+
+// Total is the sum of the terms, in bytes.
+func (p Plan) Total() int64 {
+	var n int64
+	for _, t := range p.Terms {
+		n += t.Bytes
+	}
+	return n
+}
+
+// Fitted per-token figures, in float32 values, of the training graph's
+// buffers after the memory plan (policy's BenchmarkGraphMemory shapes and
+// variations of each dimension): per layer 10.75·hidden + 5.875·
+// intermediate, plus 0.75·heads·T for the attention probabilities the
+// graph keeps when a layer's N·heads·T fits savedProbsLimit; outside the
+// layers 2.25·vocab (logits, their softmax and gradient, sharing buffers)
+// + 13·hidden.
+const (
+	perLayerHidden  = 10.75
+	perLayerInter   = 5.875
+	perLayerProbs   = 0.75
+	outsideVocab    = 2.25
+	outsideHidden   = 13
+	savedProbsLimit = 8 << 20 // policy's default bound on kept probabilities (values)
+)
+
+// RuntimeBytes is the fixed term: the Go runtime, the binary, tokenizer,
+// task data, the graph cache's other graphs and the collector's headroom.
+// Calibrated so that the default run's estimate meets its measured peak
+// RSS (541 MiB, OpenBLAS).
+const RuntimeBytes int64 = 200 << 20
+
+// Params is the number of weights of a model of shape c (the tied head
+// counted once).
+func Params(c policy.Config) int64 {
+	C, F, V := int64(c.HiddenSize), int64(c.IntermediateSize), int64(c.VocabSize)
+	kv := int64(c.NumKeyValueHeads) * headDim(c)
+	layer := C*C + C + 2*(C*kv+kv) + C*C + 3*C*F + 2*C
+	n := V*C + int64(c.NumHiddenLayers)*layer + C
+	if !c.TieWordEmbeddings {
+		n += V * C
+	}
+	return n
+}
+
+func headDim(c policy.Config) int64 {
+	if c.NumAttentionHeads == 0 {
+		return 0
+	}
+	return int64(c.HiddenSize / c.NumAttentionHeads)
+}
+
+// ActivationBytes estimates the buffers of one training graph of seqs
+// sequences of T tokens (forward values, gradients, saved attention
+// probabilities) for a model of shape c.
+func ActivationBytes(c policy.Config, seqs, T int) int64 {
+	if seqs <= 0 || T <= 0 {
+		return 0
+	}
+	N := float64(seqs) * float64(T)
+	layer := perLayerHidden*float64(c.HiddenSize) + perLayerInter*float64(c.IntermediateSize)
+	if N*float64(c.NumAttentionHeads)*float64(T) <= savedProbsLimit {
+		layer += perLayerProbs * float64(c.NumAttentionHeads) * float64(T)
+	}
+	outside := outsideVocab*float64(c.VocabSize) + outsideHidden*float64(c.HiddenSize)
+	return int64(4 * N * (float64(c.NumHiddenLayers)*layer + outside))
+}
+
+// KVCacheBytes is the float32 KV cache of seqs sequences of up to T
+// tokens: layers × 2 (keys, values) × kv heads × head dim per token.
+func KVCacheBytes(c policy.Config, seqs, T int) int64 {
+	return int64(seqs) * int64(T) * int64(c.NumHiddenLayers) * 2 * int64(c.NumKeyValueHeads) * headDim(c) * 4
+}
+
+// Estimate is the plan of run r on a model of shape c. Terms that are 0
+// are left out.
+func Estimate(c policy.Config, r Run) Plan {
+	w := 4 * Params(c)
+	var p Plan
+	add := func(name string, b int64) {
+		if b > 0 {
+			p.Terms = append(p.Terms, Term{name, b})
+		}
+	}
+	add("weights (f32)", w)
+	if r.Train {
+		add("gradients", w)
+		add("AdamW moments", 2*w)
+	}
+	if r.Reference {
+		add("reference model", w)
+	}
+	add(fmt.Sprintf("activations (%d x %d tokens)", r.GraphSeqs, r.GraphLen), ActivationBytes(c, r.GraphSeqs, r.GraphLen))
+	add(fmt.Sprintf("KV cache (%d x %d tokens)", r.DecodeSeqs, r.DecodeLen), KVCacheBytes(c, r.DecodeSeqs, r.DecodeLen))
+	add("runtime and data", RuntimeBytes)
+	return p
+}
+
+// Write prints the plan as a table, one term a line, then the total and
+// the memory available with its source.
+func (p Plan) Write(w io.Writer, avail int64, source string) {
+	fmt.Fprintln(w, "memory plan:")
+	for _, t := range p.Terms {
+		fmt.Fprintf(w, "  %-32s %10s\n", t.Name, MiB(t.Bytes))
+	}
+	fmt.Fprintf(w, "  %-32s %10s\n", "estimated peak", MiB(p.Total()))
+	if avail > 0 {
+		fmt.Fprintf(w, "  %-32s %10s  (%s)\n", "available", MiB(avail), source)
+	}
+}
+
+// Check is nil when the plan fits in avail bytes (or avail is 0:
+// unknown), else an error that gives the estimate, what is available
+// and the ways out.
+func (p Plan) Check(avail int64, source string) error {
+	if avail <= 0 || p.Total() <= avail {
+		return nil
+	}
+	return fmt.Errorf("memory plan: the estimated peak, %s, exceeds the memory available, %s (%s): "+
+		"lower micro_batch (warmstart.micro_batch, grpo.micro_batch) or the batch and group sizes, "+
+		"spread the batch over more ranks (mpirun -np N), or use a larger machine; "+
+		"-force runs anyway", MiB(p.Total()), MiB(avail), source)
+}
+
+// MiB formats bytes as MiB (two decimals under 10 MiB), or GiB from
+// 10 GiB up.
+func MiB(b int64) string {
+	switch {
+	case b >= 10<<30:
+		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
+	case b < 10<<20:
+		return fmt.Sprintf("%.2f MiB", float64(b)/(1<<20))
+	}
+	return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20))
+}

@@ -1,0 +1,125 @@
+package memplan
+
+import (
+	"math/rand"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/artist-rl/artist/policy"
+)
+
+func tiny() policy.Config {
+	return policy.Config{VocabSize: 399, HiddenSize: 64, IntermediateSize: 176, NumHiddenLayers: 2, NumAttentionHeads: 4,
+		NumKeyValueHeads: 2, MaxPositionEmbeddings: 256, RopeTheta: 10000, RMSNormEps: 1e-6, TieWordEmbeddings: true}
+}
+
+// TestParamsMatchTheModel counts the weights policy.New builds, tied and
+// untied.
+func TestParamsMatchTheModel(t *testing.T) {
+	for _, tied := range []bool{true, false} {
+		c := tiny()
+		c.TieWordEmbeddings = tied
+		m, err := policy.New(c, rand.New(rand.NewSource(1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := Params(c), int64(m.NumParams()); got != want {
+			t.Errorf("tied %v: Params = %d, the model has %d", tied, got, want)
+		}
+	}
+}
+
+// TestQwen7BParams checks the count against Qwen2.5-7B's published 7.62B.
+func TestQwen7BParams(t *testing.T) {
+	c, err := policy.ReadConfig("testdata/qwen2.5-7b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := Params(c); n < 7_600_000_000 || n > 7_640_000_000 {
+		t.Errorf("Params = %d, want about 7.62e9", n)
+	}
+}
+
+func TestTerms(t *testing.T) {
+	c := tiny()
+	w := 4 * Params(c)
+	for _, tc := range []struct {
+		name string
+		run  Run
+		want map[string]int64 // term name prefix -> bytes
+	}{
+		{"inference", Run{}, map[string]int64{"weights": w, "runtime": RuntimeBytes}},
+		{"training", Run{Train: true}, map[string]int64{"weights": w, "gradients": w, "AdamW": 2 * w}},
+		{"reference", Run{Train: true, Reference: true}, map[string]int64{"reference": w}},
+		{"kv cache", Run{DecodeSeqs: 8, DecodeLen: 100}, map[string]int64{"KV cache": 8 * 100 * 2 * 2 * 2 * 16 * 4}},
+		// 8 x 64 tokens keep their probabilities: per token 2 layers of
+		// 10.75*64 + 5.875*176 + 0.75*4*64, and 2.25*399 + 13*64 outside.
+		{"activations", Run{GraphSeqs: 8, GraphLen: 64}, map[string]int64{"activations": int64(4 * 512 * (2*(688+1034+192) + 897.75 + 832))}},
+		// 64 x 256 tokens are over the bound: no probabilities kept.
+		{"long activations", Run{GraphSeqs: 64, GraphLen: 256}, map[string]int64{"activations": int64(4 * 16384 * (2*(688+1034) + 897.75 + 832))}},
+	} {
+		p := Estimate(c, tc.run)
+		var sum int64
+		for _, term := range p.Terms {
+			sum += term.Bytes
+		}
+		if sum != p.Total() {
+			t.Errorf("%s: Total %d, terms sum to %d", tc.name, p.Total(), sum)
+		}
+		for prefix, want := range tc.want {
+			found := false
+			for _, term := range p.Terms {
+				if strings.HasPrefix(term.Name, prefix) {
+					found = true
+					if term.Bytes != want {
+						t.Errorf("%s: %s = %d, want %d", tc.name, term.Name, term.Bytes, want)
+					}
+				}
+			}
+			if !found {
+				t.Errorf("%s: no term %q in %+v", tc.name, prefix, p.Terms)
+			}
+		}
+		if !tc.run.Train {
+			for _, term := range p.Terms {
+				if strings.HasPrefix(term.Name, "gradients") || strings.HasPrefix(term.Name, "AdamW") {
+					t.Errorf("%s: inference plan has %s", tc.name, term.Name)
+				}
+			}
+		}
+	}
+}
+
+func TestCheck(t *testing.T) {
+	p := Plan{Terms: []Term{{"weights", 3 << 30}}}
+	if err := p.Check(4<<30, "test"); err != nil {
+		t.Errorf("a plan that fits: %v", err)
+	}
+	if err := p.Check(0, ""); err != nil {
+		t.Errorf("unknown availability: %v", err)
+	}
+	err := p.Check(2<<30, "cgroup limit")
+	if err == nil {
+		t.Fatal("a plan over the limit passed")
+	}
+	for _, want := range []string{"3072 MiB", "2048 MiB", "cgroup limit", "micro_batch", "more ranks", "larger machine", "-force"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+}
+
+func ExamplePlan_Write() {
+	p := Estimate(tiny(), Run{Train: true, GraphSeqs: 64, GraphLen: 256, DecodeSeqs: 64, DecodeLen: 256})
+	p.Write(os.Stdout, 0, "")
+	// Output:
+	// memory plan:
+	//   weights (f32)                      0.45 MiB
+	//   gradients                          0.45 MiB
+	//   AdamW moments                      0.90 MiB
+	//   activations (64 x 256 tokens)       323 MiB
+	//   KV cache (64 x 256 tokens)         8.00 MiB
+	//   runtime and data                    200 MiB
+	//   estimated peak                      533 MiB
+}
