@@ -24,6 +24,7 @@ type evalFlags struct {
 	n, limit                           int
 	temp                               float64
 	seed                               int64
+	force                              bool // run past a memory plan that does not fit
 	sets                               sets
 	user                               userFlags     // -user-policy, -user-model, -user-checkpoint
 	apiKey                             string        // read from -api-key-env
@@ -63,6 +64,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.IntVar(&f.demoK, "k", 3, "with -prompting art, demonstrations per task")
 	fs.StringVar(&f.demoSelect, "select", "", "with -prompting art, how demonstrations are ranked: `MODE` bm25 (default: words) or embed (the checkpoint's own hidden states; needs a local -checkpoint, not -policy)")
 	fs.Var(&f.sets, "set", "override one key of the checkpoint's config, or with -policy alone of the defaults, e.g. rollout.max_response_tokens=8000 (repeatable)")
+	fs.BoolVar(&f.force, "force", false, "evaluate even when the memory plan exceeds the memory available")
 	f.user.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return errUsage
@@ -101,6 +103,9 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if f.ckpt != "" {
 		if f.ckpt, err = trainer.ResolveCheckpoint(f.ckpt, stderr); err != nil {
+			return err
+		}
+		if err := checkInferencePlan(stderr, f.ckpt, f.n, f.force); err != nil {
 			return err
 		}
 	}

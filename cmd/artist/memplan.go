@@ -81,3 +81,15 @@ func checkPlan(w io.Writer, plan memplan.Plan, force bool) error {
 	}
 	return nil
 }
+
+// checkInferencePlan prints and checks the plan of a command that only
+// decodes with the checkpoint in dir (eval, serve): the weights and the
+// KV cache of seqs sequences at the full context.
+func checkInferencePlan(w io.Writer, dir string, seqs int, force bool) error {
+	mc, err := policy.ReadConfig(dir)
+	if err != nil {
+		return err
+	}
+	run := memplan.Run{DecodeSeqs: seqs, DecodeLen: mc.MaxPositionEmbeddings}
+	return checkPlan(w, memplan.Estimate(mc, run), force)
+}

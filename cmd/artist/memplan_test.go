@@ -42,8 +42,8 @@ func qwen7BFolder(t *testing.T) string {
 // available, within 10 s.
 func wantRefused(t *testing.T, began time.Time, code int, stderr string) {
 	t.Helper()
-	if avail, _, err := sysmem.Available(); err != nil || avail > 512<<30 {
-		t.Skipf("memory available unknown or over 512 GiB (%d, %v): the plan is not refused", avail, err)
+	if avail, _, err := sysmem.Available(); err != nil || avail > 400<<30 {
+		t.Skipf("memory available unknown or over 400 GiB (%d, %v): the plan is not refused", avail, err)
 	}
 	if d := time.Since(began); d > 10*time.Second {
 		t.Errorf("refused after %v, want well under 10 s", d)
@@ -93,5 +93,17 @@ func TestForceRunsPastThePlan(t *testing.T) {
 	b.Reset()
 	if err := checkPlan(&b, huge, true); err != nil || !strings.Contains(b.String(), "-force: running anyway") {
 		t.Fatalf("with -force: %v, output %q", err, b.String())
+	}
+}
+
+func TestEvalAndServeRefuseQwen7BOnThisMachine(t *testing.T) {
+	dir := qwen7BFolder(t)
+	for _, args := range [][]string{
+		{"eval", "-checkpoint", dir, "-n", "128"},
+		{"serve", "-checkpoint", dir, "-max-n", "128", "-addr", "127.0.0.1:0"},
+	} {
+		began := time.Now()
+		code, _, stderr := runCLI(args...)
+		t.Run(args[0], func(t *testing.T) { wantRefused(t, began, code, stderr) })
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/artist-rl/artist/openai"
 	"github.com/artist-rl/artist/server"
+	"github.com/artist-rl/artist/trainer"
 )
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -23,6 +24,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	maxBody := fs.Int64("max-request-bytes", server.DefaultMaxBody, "refuse request bodies longer than `N` bytes (413)")
 	maxTokens := fs.Int("max-tokens", 0, "refuse requests for more than `N` completion tokens (0: the model's context)")
 	maxN := fs.Int("max-n", 16, "refuse requests for more than `N` choices")
+	force := fs.Bool("force", false, "serve even when the memory plan exceeds the memory available")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
@@ -33,6 +35,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *maxBody < 1 || *maxTokens < 0 || *maxN < 1 {
 		fmt.Fprintln(stderr, "artist serve: -max-request-bytes and -max-n must be >= 1, -max-tokens >= 0")
 		return errUsage
+	}
+	if dir, err := trainer.ResolveCheckpoint(*ckpt, io.Discard); err == nil {
+		if err := checkInferencePlan(stderr, dir, *maxN, *force); err != nil {
+			return err
+		}
 	}
 	s, err := server.Open(*ckpt, *name, *seed, server.Limits{MaxBody: *maxBody, MaxTokens: *maxTokens, MaxN: *maxN}, stderr)
 	if err != nil {
