@@ -198,8 +198,8 @@ func (s *benchSettings) checkPlan(w io.Writer) error {
 	}
 	run := memplan.Run{Train: true, GraphSeqs: s.batch, GraphLen: s.seq,
 		DecodeSeqs: s.decodeBatch, DecodeLen: s.prompt + s.newTokens}
-	if s.grpo {
-		run.Reference, run.GraphSeqs, run.GraphLen = true, s.decodeBatch, s.prompt+s.newTokens
+	if s.grpo { // the reference log-probs reuse the model: no second copy
+		run.GraphSeqs, run.GraphLen = s.decodeBatch, s.prompt+s.newTokens
 	}
 	return checkPlan(w, memplan.Estimate(cfg, run), s.force)
 }
