@@ -14,7 +14,10 @@ import (
 // tasks are not read before the plan.
 const promptAllowance = 256
 
-// trainPlan is the memory plan of a training run, from the config alone:
+// trainPlan is the memory plan of a training run, from the config alone
+// (an error when the model's config.json or tokenizer cannot be read;
+// the caller leaves those to the trainer, whose errors say how to fix
+// them):
 // the init folder's config.json (no weight is read) or the fresh model's
 // shape, the largest backward pass of the warm start and of GRPO, and the
 // KV cache of one step's rollouts, each sequence at the longest a
@@ -84,11 +87,12 @@ func checkPlan(w io.Writer, plan memplan.Plan, force bool) error {
 
 // checkInferencePlan prints and checks the plan of a command that only
 // decodes with the checkpoint in dir (eval, serve): the weights and the
-// KV cache of seqs sequences at the full context.
+// KV cache of seqs sequences at the full context. A config.json that
+// cannot be read plans nothing: loading the checkpoint reports it.
 func checkInferencePlan(w io.Writer, dir string, seqs int, force bool) error {
 	mc, err := policy.ReadConfig(dir)
 	if err != nil {
-		return err
+		return nil
 	}
 	run := memplan.Run{DecodeSeqs: seqs, DecodeLen: mc.MaxPositionEmbeddings}
 	return checkPlan(w, memplan.Estimate(mc, run), force)

@@ -107,3 +107,18 @@ func TestEvalAndServeRefuseQwen7BOnThisMachine(t *testing.T) {
 		t.Run(args[0], func(t *testing.T) { wantRefused(t, began, code, stderr) })
 	}
 }
+
+// TestPlanLeavesAMissingInitToTheTrainer checks that the plan does not
+// hide the trainer's own error for an init folder that does not exist.
+func TestPlanLeavesAMissingInitToTheTrainer(t *testing.T) {
+	conf := filepath.Join(t.TempDir(), "c.yaml")
+	missing := filepath.Join(t.TempDir(), "nope")
+	yaml := "init: " + missing + "\nrun_dir: " + filepath.Join(t.TempDir(), "run") + "\n"
+	if err := os.WriteFile(conf, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI("train", "-config", conf)
+	if code != 1 || !strings.Contains(stderr, "folder "+missing+" does not exist: download") || strings.Contains(stderr, "memory plan") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}

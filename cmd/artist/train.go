@@ -35,10 +35,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := needEarlierRun(cfg, *config); err != nil {
 		return err
 	}
-	plan, err := trainPlan(cfg)
-	if err != nil {
-		return err
-	}
+	plan, planErr := trainPlan(cfg) // unreadable model files: the trainer says what is wrong
 	comm, err := collective.Open()
 	if err != nil {
 		return err
@@ -47,9 +44,11 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if comm.Rank() != 0 {
 		stdout, planOut = io.Discard, io.Discard // rank 0 reports for the job
 	}
-	if err := checkPlan(planOut, plan, *force); err != nil {
-		comm.Close()
-		return err
+	if planErr == nil {
+		if err := checkPlan(planOut, plan, *force); err != nil {
+			comm.Close()
+			return err
+		}
 	}
 	fmt.Fprintf(stdout, "view: %s\n", viewCommand(cfg.RunDir))
 	stopNote := notifyInterrupt(ctx, stderr)
