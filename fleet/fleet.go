@@ -274,10 +274,9 @@ func (f *Fleet) Check(ctx context.Context, tokenizerSHA string) error {
 
 // probe compares the server's encoding of probeText with the run's.
 func (f *Fleet) probe(ctx context.Context, s *server) error {
-	var ans struct {
-		Tokens []int `json:"tokens"`
-	}
-	if err := call(ctx, http.MethodPost, s.url+openai.TokenizePath, map[string]any{"prompt": probeText, "add_special_tokens": false}, &ans); err != nil {
+	text, special := probeText, false
+	var ans openai.TokenizeAnswer
+	if err := call(ctx, http.MethodPost, s.url+openai.TokenizePath, openai.TokenizeRequest{Prompt: &text, AddSpecialTokens: &special}, &ans); err != nil {
 		return fmt.Errorf("fleet: server %s reports no tokenizer digest and its /tokenize failed: %w", s.url, err)
 	}
 	if want := f.tok.Encode(probeText); !slices.Equal(ans.Tokens, want) {

@@ -7,40 +7,11 @@ import (
 	"github.com/artist-rl/artist/openai"
 )
 
-// tokenizeRequest is the body of POST /tokenize, as vLLM takes it: a
-// prompt, or messages (with tools) rendered by the chat template.
-type tokenizeRequest struct {
-	Model               string               `json:"model,omitempty"`
-	Prompt              *string              `json:"prompt,omitempty"`
-	Messages            []openai.ChatMessage `json:"messages,omitempty"`
-	Tools               []openai.Tool        `json:"tools,omitempty"`
-	AddGenerationPrompt *bool                `json:"add_generation_prompt,omitempty"`
-	ReturnTokenStrs     bool                 `json:"return_token_strs,omitempty"`
-}
-
-// tokenizeAnswer is the answer of POST /tokenize.
-type tokenizeAnswer struct {
-	Count       int      `json:"count"`
-	MaxModelLen int      `json:"max_model_len"`
-	Tokens      []int    `json:"tokens"`
-	TokenStrs   []string `json:"token_strs,omitempty"`
-}
-
-// detokenize bodies, as vLLM's.
-type detokenizeRequest struct {
-	Model  string `json:"model,omitempty"`
-	Tokens []int  `json:"tokens"`
-}
-
-type detokenizeAnswer struct {
-	Prompt string `json:"prompt"`
-}
-
 // tokenize answers POST /tokenize: the token ids of a prompt, or of
 // messages rendered as /v1/chat/completions renders them
 // (add_generation_prompt defaults to true).
 func (s *Server) tokenize(w http.ResponseWriter, r *http.Request) error {
-	var in tokenizeRequest
+	var in openai.TokenizeRequest
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
@@ -65,7 +36,7 @@ func (s *Server) tokenize(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	ids := s.tok.Encode(text)
-	out := tokenizeAnswer{Count: len(ids), MaxModelLen: s.context(), Tokens: ids}
+	out := openai.TokenizeAnswer{Count: len(ids), MaxModelLen: s.context(), Tokens: ids}
 	if in.ReturnTokenStrs {
 		out.TokenStrs = make([]string, len(ids))
 		for i, id := range ids {
@@ -81,7 +52,7 @@ func (s *Server) tokenize(w http.ResponseWriter, r *http.Request) error {
 
 // detokenize answers POST /detokenize: the text of token ids.
 func (s *Server) detokenize(w http.ResponseWriter, r *http.Request) error {
-	var in detokenizeRequest
+	var in openai.DetokenizeRequest
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
@@ -90,6 +61,6 @@ func (s *Server) detokenize(w http.ResponseWriter, r *http.Request) error {
 			return badField("tokens", "tokens[%d] = %d is not a token id: the vocabulary has %d", i, id, s.tok.VocabSize())
 		}
 	}
-	writeJSON(w, detokenizeAnswer{Prompt: s.tok.Decode(in.Tokens)})
+	writeJSON(w, openai.DetokenizeAnswer{Prompt: s.tok.Decode(in.Tokens)})
 	return nil
 }

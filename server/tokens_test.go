@@ -99,12 +99,12 @@ func TestServeTokens(t *testing.T) {
 		t.Errorf("greedy token log-prob %v below the best alternative %v", greedy, lp.TopLogprobs[0])
 	}
 
-	var tk tokenizeAnswer
+	var tk openai.TokenizeAnswer
 	msgs := []map[string]any{{"role": "user", "content": "hi"}}
 	if code := postJSON(t, srv.URL+openai.TokenizePath, map[string]any{"messages": msgs}, &tk); code != 200 || tk.Count != len(tk.Tokens) || tk.MaxModelLen != 256 {
 		t.Fatalf("tokenize: status %d %+v", code, tk)
 	}
-	var dt detokenizeAnswer
+	var dt openai.DetokenizeAnswer
 	postJSON(t, srv.URL+openai.DetokenizePath, map[string]any{"tokens": tk.Tokens}, &dt)
 	if !strings.HasSuffix(dt.Prompt, "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n") {
 		t.Errorf("detokenized %q", dt.Prompt)

@@ -91,21 +91,20 @@ func (b *Bar) Add(n int) {
 
 // Done fills the bar and ends its line; later calls do nothing.
 func (b *Bar) Done() {
-	if b == nil {
-		return
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if !b.end {
-		b.end = true
+	b.finish(func() {
 		b.pb.Finish()
 		io.WriteString(b.w, "\n")
-	}
+	})
 }
 
 // Clear erases the bar's line (for work that ends early: an error or an
 // interrupt); later calls do nothing.
 func (b *Bar) Clear() {
+	b.finish(func() { b.pb.Clear() })
+}
+
+// finish ends the bar with end, once; a nil bar does nothing.
+func (b *Bar) finish(end func()) {
 	if b == nil {
 		return
 	}
@@ -113,6 +112,6 @@ func (b *Bar) Clear() {
 	defer b.mu.Unlock()
 	if !b.end {
 		b.end = true
-		b.pb.Clear()
+		end()
 	}
 }
