@@ -18,6 +18,13 @@ import (
 // by the smaller pair text, so the result is deterministic. Training stops
 // early when no pair occurs at least twice.
 func TrainByteLevelBPE(corpus []string, numMerges int, split func(b byte) bool, specials []string, eos string) ([]byte, error) {
+	return TrainByteLevelBPEReport(corpus, numMerges, split, specials, eos, nil)
+}
+
+// TrainByteLevelBPEReport is TrainByteLevelBPE that calls report(done,
+// numMerges) after each merge it learns (for a progress bar); a nil report
+// is not called. An early stop leaves done short of numMerges.
+func TrainByteLevelBPEReport(corpus []string, numMerges int, split func(b byte) bool, specials []string, eos string, report func(done, total int)) ([]byte, error) {
 	if err := checkSpecials(specials, eos); err != nil {
 		return nil, err
 	}
@@ -46,6 +53,9 @@ func TrainByteLevelBPE(corpus []string, numMerges int, split func(b byte) bool, 
 		merges = append(merges, vocab[a]+" "+vocab[b])
 		for _, w := range words {
 			w.syms = mergeSyms(w.syms, a, b, id)
+		}
+		if report != nil {
+			report(len(merges), numMerges)
 		}
 	}
 	byteLevel := hfByteLevel{Type: "ByteLevel", TrimOffsets: true, UseRegex: true}

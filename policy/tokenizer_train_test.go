@@ -94,3 +94,33 @@ func TestTrainByteLevelBPEDeterministic(t *testing.T) {
 		t.Error("negative merges accepted")
 	}
 }
+
+// TestTrainByteLevelBPEReport: the report hears each learned merge out
+// of the asked number, and reporting changes nothing in the result.
+func TestTrainByteLevelBPEReport(t *testing.T) {
+	corpus := []string{"the cat sat on the mat", "the hat", "a cat and a hat"}
+	for _, merges := range []int{5, 1000} {
+		var got []int
+		data, err := TrainByteLevelBPEReport(corpus, merges, isDigit, []string{"<e>"}, "<e>", func(done, total int) {
+			if total != merges {
+				t.Errorf("merges %d: report total %d", merges, total)
+			}
+			got = append(got, done)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain, _ := TrainByteLevelBPE(corpus, merges, isDigit, []string{"<e>"}, "<e>")
+		if string(data) != string(plain) {
+			t.Errorf("merges %d: reporting changed the tokenizer", merges)
+		}
+		for i, d := range got {
+			if d != i+1 {
+				t.Fatalf("merges %d: reports %v, want 1, 2, ...", merges, got)
+			}
+		}
+		if merges == 5 && len(got) != 5 || merges == 1000 && (len(got) == 0 || len(got) >= 1000) {
+			t.Errorf("merges %d: %d reports", merges, len(got))
+		}
+	}
+}

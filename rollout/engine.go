@@ -63,6 +63,10 @@ type Engine struct {
 	// Parallel bounds the trajectories in flight through Completer; 0
 	// means all of them.
 	Parallel int
+	// Progress, when set, hears how many of a Run's trajectories have
+	// ended: 0 of total when decoding starts, then each time the count
+	// grows, one call at a time (for a progress bar; it must not block).
+	Progress func(done, total int)
 }
 
 // StopTokenizer is a Tokenizer whose policy ends its turn on any of
@@ -208,8 +212,9 @@ func (e *Engine) run(ctx context.Context, tasks []envs.Task, rngOf func(task int
 		return []*Trajectory{}, nil
 	}
 	defer closeTools(rows)
+	report := newReporter(e.Progress, len(rows))
 	if e.Completer != nil {
-		return e.runSegments(ctx, r, rows)
+		return e.runSegments(ctx, r, rows, report)
 	}
 	sess := e.Policy.NewSession(len(rows), maxLen)
 	var calls *toolCalls // the last step's calls, running while the other rows decode
@@ -239,7 +244,9 @@ func (e *Engine) run(ctx context.Context, tasks []envs.Task, rngOf func(task int
 			return nil, err
 		}
 		calls = r.startTools(ctx, rows)
+		report.set(ended(rows))
 	}
+	report.set(ended(rows))
 	return r.collect(rows)
 }
 

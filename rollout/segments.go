@@ -64,7 +64,7 @@ func SegmentSeed(seed int64, k int) int64 {
 // Int63 from the row's stream, in row order, before any request (0 for
 // every row when greedy), so the trajectories depend on the seed alone, not on timing or
 // on which server answered.
-func (e *Engine) runSegments(ctx context.Context, r *runner, rows []*row) ([]*Trajectory, error) {
+func (e *Engine) runSegments(ctx context.Context, r *runner, rows []*row, report *reporter) ([]*Trajectory, error) {
 	seeds := make([]int64, len(rows))
 	for i, w := range rows {
 		if w.rng != nil && r.cfg.Temperature != 0 {
@@ -90,7 +90,9 @@ func (e *Engine) runSegments(ctx context.Context, r *runner, rows []*row) ([]*Tr
 			for i := range next {
 				if err := r.runRow(ctx, rows[i], seeds[i]); err != nil {
 					once.Do(func() { firstErr = fmt.Errorf("rollout: sequence %d: %w", i, err); cancel() })
+					continue
 				}
+				report.add()
 			}
 		}()
 	}

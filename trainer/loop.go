@@ -77,7 +77,7 @@ func (r *Run) grpo(ctx context.Context, st *trainerState) (*Summary, error) {
 			return nil, ErrInterrupted
 		}
 		t0 := time.Now()
-		sp := r.spin("GRPO step %d/%d", step, g.Steps)
+		sp := r.startStep(step, g.Steps)
 		out, err := r.grpoStep(ctx, step, opt, ref)
 		sp.Stop()
 		if err != nil {

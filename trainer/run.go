@@ -51,6 +51,7 @@ type Run struct {
 	art       *ArtPrompt       // prompt.demos: demonstrations before each task; nil without
 	atlass    *atlassRun       // tool.library.atlass: the phases in GRPO rollouts; nil when off
 	servers   *rolloutServers  // rollout.servers: the fleet that samples GRPO rollouts; nil in process
+	stepBar   *stepProgress    // the GRPO step shown on the terminal; nil off one
 	// afterWarmStep, when set, is called after each warm-start update
 	// (tests use it to stop a run at a chosen step).
 	afterWarmStep func(step int)
@@ -251,8 +252,9 @@ func (r *Run) trainTokenizer(ctx context.Context) ([]byte, error) {
 		}
 	}
 	isDigit := func(b byte) bool { return b >= '0' && b <= '9' }
-	defer r.spin("learning the tokenizer (%d merges)", r.Cfg.TokenizerMerges).Stop()
-	return policy.TrainByteLevelBPE(corpus, r.Cfg.TokenizerMerges, isDigit, specials, eosToken)
+	bar := r.bar(r.Cfg.TokenizerMerges, "learning the tokenizer (merges)")
+	defer bar.Clear()
+	return policy.TrainByteLevelBPEReport(corpus, r.Cfg.TokenizerMerges, isDigit, specials, eosToken, bar.Report)
 }
 
 func (r *Run) setupModel() error {

@@ -99,6 +99,7 @@ func (r *Run) syncServers(ctx context.Context, step int, m Metrics) error {
 // process with rollout.trajectory_seeds.
 func (r *Run) rolloutEngine(rc rollout.Config) *rollout.Engine {
 	e := r.Engine(rc)
+	e.Progress = r.stepBar.hook() // nil off a terminal
 	switch {
 	case r.servers != nil:
 		e.Completer = r.servers.fleet

@@ -43,9 +43,10 @@ func (r *Run) demos(ctx context.Context) ([]Demo, error) {
 		RNG:      stepRNG(r.Cfg.Seed, "demos", 0),
 		UserTurn: r.renderTurn(eos), EOS: eos,
 	}
-	sp := r.spin("building the demonstration library (%d worked solutions)", w.Demos)
+	bar := r.bar(w.Demos, "building the demonstration library")
+	req.Progress = bar.Report
 	demos, err := r.Tasks.Demonstrations(ctx, req)
-	sp.Stop()
+	bar.Clear()
 	if err != nil {
 		return nil, fmt.Errorf("trainer: %w", err)
 	}
@@ -163,6 +164,8 @@ func (r *Run) warmStartSteps(ctx context.Context, from *trainerState) error {
 	}
 	warm := max(1, w.Steps/20)
 	every := r.Cfg.Checkpoint.WarmStartEvery
+	bar := r.bar(w.Steps, "warm start (steps)")
+	defer bar.Clear()
 	for step := first; step <= w.Steps; step++ {
 		if ctx.Err() != nil {
 			return ErrInterrupted
@@ -180,7 +183,9 @@ func (r *Run) warmStartSteps(ctx context.Context, from *trainerState) error {
 			return fmt.Errorf("trainer: warm start step %d: %w", step, err)
 		}
 		opt.Step(CosineLR(step, warm, w.Steps, w.LR, 0.1))
+		bar.Report(step, w.Steps)
 		if step%25 == 0 || step == w.Steps {
+			bar.Hide()
 			fmt.Fprintf(r.out, "warmstart %d/%d loss %.4f elapsed %s\n", step, w.Steps, loss, r.elapsed())
 		}
 		if every > 0 && (step%every == 0 || step == w.Steps) {

@@ -77,7 +77,7 @@ func (s *Set) Demonstrations(ctx context.Context, req family.DemoRequest) ([]rol
 		return nil, fmt.Errorf("arith: demonstrations: %w", err)
 	}
 	defer sb.Close()
-	return Demonstrations(ctx, req.Format, tasks, useTool, sb)
+	return demonstrations(ctx, req.Format, tasks, useTool, sb, req.Progress)
 }
 
 // Demonstrations writes one worked solution per task, in f's style
@@ -86,24 +86,41 @@ func (s *Set) Demonstrations(ctx context.Context, req family.DemoRequest) ([]rol
 // the tool (the real output is recorded) and answers with the output,
 // otherwise it answers directly.
 func Demonstrations(ctx context.Context, f format.Format, tasks []envs.Task, useTool []bool, tool envs.Tool) ([]rollout.Demo, error) {
+	return demonstrations(ctx, f, tasks, useTool, tool, nil)
+}
+
+// demonstrations is Demonstrations reporting each written demonstration
+// to report (family.DemoRequest.Report; nil reports nothing).
+func demonstrations(ctx context.Context, f format.Format, tasks []envs.Task, useTool []bool, tool envs.Tool, report func(done, total int)) ([]rollout.Demo, error) {
 	demos := make([]rollout.Demo, len(tasks))
 	for i, t := range tasks {
-		p, ok := parseID(t.ID)
-		if !ok {
-			return nil, fmt.Errorf("arith: demonstrations: task %s has no reference solution", t.ID)
+		d, err := demonstration(ctx, f, t, useTool[i], tool)
+		if err != nil {
+			return nil, err
 		}
-		prog := rollout.NewProgram(f).Think(p.expression())
-		if !useTool[i] {
-			demos[i] = rollout.Demo{Task: t, Segments: prog.Answer(t.Answer).Segments()}
-			continue
+		demos[i] = d
+		if report != nil {
+			report(i+1, len(tasks))
 		}
-		code := p.Code()
-		res := tool.Call(ctx, code)
-		if res.Status != envs.StatusOK {
-			return nil, fmt.Errorf("arith: demonstrations: reference code of %s failed: %s", t.ID, res.Output)
-		}
-		prog.Call(code, res.Output).Answer(strings.TrimSpace(res.Output))
-		demos[i] = rollout.Demo{Task: t, UsesTool: true, Segments: prog.Segments()}
 	}
 	return demos, nil
+}
+
+// demonstration writes the worked solution of t (see Demonstrations).
+func demonstration(ctx context.Context, f format.Format, t envs.Task, useTool bool, tool envs.Tool) (rollout.Demo, error) {
+	p, ok := parseID(t.ID)
+	if !ok {
+		return rollout.Demo{}, fmt.Errorf("arith: demonstrations: task %s has no reference solution", t.ID)
+	}
+	prog := rollout.NewProgram(f).Think(p.expression())
+	if !useTool {
+		return rollout.Demo{Task: t, Segments: prog.Answer(t.Answer).Segments()}, nil
+	}
+	code := p.Code()
+	res := tool.Call(ctx, code)
+	if res.Status != envs.StatusOK {
+		return rollout.Demo{}, fmt.Errorf("arith: demonstrations: reference code of %s failed: %s", t.ID, res.Output)
+	}
+	prog.Call(code, res.Output).Answer(strings.TrimSpace(res.Output))
+	return rollout.Demo{Task: t, UsesTool: true, Segments: prog.Segments()}, nil
 }

@@ -130,6 +130,17 @@ type DemoRequest struct {
 	UserTurn func(msg string) string
 	// EOS is the text of the end-of-sequence token that ends a turn.
 	EOS string
+	// Progress, when set, hears how many demonstrations are written, out
+	// of how many, as the family writes them (for a progress bar); use
+	// Report, which skips a nil Progress.
+	Progress func(done, total int)
+}
+
+// Report passes done of total to r.Progress, if set.
+func (r DemoRequest) Report(done, total int) {
+	if r.Progress != nil {
+		r.Progress(done, total)
+	}
 }
 
 // Bencher is a Family with named benchmarks (held-out sets read from a

@@ -60,6 +60,7 @@ func (s *Set) Demonstrations(ctx context.Context, req family.DemoRequest) ([]rol
 		}
 		sess.Close()
 		demos[i] = d
+		req.Report(i+1, len(demos))
 	}
 	return demos, nil
 }

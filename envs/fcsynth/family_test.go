@@ -128,9 +128,20 @@ func TestDemonstrationsReal(t *testing.T) {
 			RNG:      rand.New(rand.NewSource(seed)),
 			UserTurn: func(m string) string { return "\n" + m + "\n" }, EOS: "<eos>"}
 	}
-	demos, err := s.Demonstrations(context.Background(), req(1, 1))
+	full := req(1, 1)
+	var reports []int
+	full.Progress = func(done, total int) {
+		if total != 30 {
+			t.Errorf("progress total %d, want 30", total)
+		}
+		reports = append(reports, done)
+	}
+	demos, err := s.Demonstrations(context.Background(), full)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(reports) != 30 || reports[0] != 1 || reports[29] != 30 {
+		t.Errorf("progress reports %v, want 1..30", reports)
 	}
 	for _, d := range demos {
 		e, _ := s.Entry(d.Task.ID)

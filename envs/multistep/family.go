@@ -88,7 +88,7 @@ func (s *Set) Demonstrations(ctx context.Context, req family.DemoRequest) ([]rol
 		return nil, fmt.Errorf("multistep: demonstrations: %w", err)
 	}
 	defer sb.Close()
-	return Demonstrations(ctx, req.Format, tasks, useTool, sb)
+	return demonstrations(ctx, req.Format, tasks, useTool, sb, req.Progress)
 }
 
 // Demonstrations writes one worked solution per task, in f's style
@@ -100,23 +100,40 @@ func (s *Set) Demonstrations(ctx context.Context, req family.DemoRequest) ([]rol
 // not the step's true value is an error: the library holds only correct
 // solutions.
 func Demonstrations(ctx context.Context, f format.Format, tasks []envs.Task, useTool []bool, tool envs.Tool) ([]rollout.Demo, error) {
+	return demonstrations(ctx, f, tasks, useTool, tool, nil)
+}
+
+// demonstrations is Demonstrations reporting each written demonstration
+// to report (family.DemoRequest.Report; nil reports nothing).
+func demonstrations(ctx context.Context, f format.Format, tasks []envs.Task, useTool []bool, tool envs.Tool, report func(done, total int)) ([]rollout.Demo, error) {
 	demos := make([]rollout.Demo, len(tasks))
 	for i, t := range tasks {
-		p, ok := parseID(t.ID)
-		if !ok {
-			return nil, fmt.Errorf("multistep: demonstrations: task %s has no reference solution", t.ID)
+		d, err := demonstration(ctx, f, t, useTool[i], tool)
+		if err != nil {
+			return nil, err
 		}
-		prog := rollout.NewProgram(f).Think(p.Expression())
-		if !useTool[i] {
-			demos[i] = rollout.Demo{Task: t, Segments: prog.Answer(t.Answer).Segments()}
-			continue
+		demos[i] = d
+		if report != nil {
+			report(i+1, len(tasks))
 		}
-		if err := toolSolution(ctx, prog, p, tool); err != nil {
-			return nil, fmt.Errorf("multistep: demonstrations: %s: %w", t.ID, err)
-		}
-		demos[i] = rollout.Demo{Task: t, UsesTool: true, Segments: prog.Segments()}
 	}
 	return demos, nil
+}
+
+// demonstration writes the worked solution of t (see Demonstrations).
+func demonstration(ctx context.Context, f format.Format, t envs.Task, useTool bool, tool envs.Tool) (rollout.Demo, error) {
+	p, ok := parseID(t.ID)
+	if !ok {
+		return rollout.Demo{}, fmt.Errorf("multistep: demonstrations: task %s has no reference solution", t.ID)
+	}
+	prog := rollout.NewProgram(f).Think(p.Expression())
+	if !useTool {
+		return rollout.Demo{Task: t, Segments: prog.Answer(t.Answer).Segments()}, nil
+	}
+	if err := toolSolution(ctx, prog, p, tool); err != nil {
+		return rollout.Demo{}, fmt.Errorf("multistep: demonstrations: %s: %w", t.ID, err)
+	}
+	return rollout.Demo{Task: t, UsesTool: true, Segments: prog.Segments()}, nil
 }
 
 // toolSolution runs p's steps one call at a time, adding each snippet

@@ -3,6 +3,7 @@ package multistep
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -157,5 +158,19 @@ func TestSetJudgeAndGroups(t *testing.T) {
 	bad.Steps = []int{5}
 	if err := (Family{}).Validate(&bad); err == nil || !strings.Contains(err.Error(), "task.multistep") {
 		t.Errorf("Validate of a bad section: %v", err)
+	}
+}
+
+// TestDemonstrationsReport: the library's writer reports each written
+// demonstration, in order, out of the whole count.
+func TestDemonstrationsReport(t *testing.T) {
+	tasks := []envs.Task{Problem{3, 482, 37, 64, 25, 0, 0}.Task(), Problem{3, 482, 37, 64, 25, 0, 1}.Task()}
+	var got [][2]int
+	report := func(done, total int) { got = append(got, [2]int{done, total}) }
+	if _, err := demonstrations(context.Background(), format.DefaultFormat(), tasks, make([]bool, 2), nil, report); err != nil {
+		t.Fatal(err)
+	}
+	if want := [][2]int{{1, 2}, {2, 2}}; !slices.Equal(got, want) {
+		t.Errorf("reports %v, want %v", got, want)
 	}
 }

@@ -89,6 +89,48 @@ func (b *Bar) Add(n int) {
 	}
 }
 
+// Report moves the bar to done of total units, first growing or
+// shrinking it to total; it has the shape of the progress hooks of the
+// packages that do long work (func(done, total int)), so b.Report can be
+// passed as one.
+func (b *Bar) Report(done, total int) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.end {
+		return
+	}
+	if total > 0 && total != b.pb.GetMax() {
+		b.pb.ChangeMax(total)
+	}
+	b.pb.Set(done)
+}
+
+// Describe changes the text shown before the bar, from the next redraw.
+func (b *Bar) Describe(desc string) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.pb.Describe(desc)
+}
+
+// Hide erases the bar's line so that a line can be printed in its place;
+// the bar is drawn again, below that line, at its next move.
+func (b *Bar) Hide() {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.end {
+		b.pb.Clear()
+	}
+}
+
 // Done fills the bar and ends its line; later calls do nothing.
 func (b *Bar) Done() {
 	b.finish(func() {

@@ -79,3 +79,30 @@ func TestSpinnerRedrawsAndErases(t *testing.T) {
 		t.Errorf("spinner output %q: want several redraws and an erased line at the end", out)
 	}
 }
+
+func TestReportFollowsTheHooksTotal(t *testing.T) {
+	var buf bytes.Buffer
+	b := Force(&buf, 1, "library")
+	b.Report(0, 8) // the hook's total replaces the bar's
+	b.Describe("library (draw 2)")
+	time.Sleep(120 * time.Millisecond)
+	b.Report(3, 8)
+	b.Hide()
+	erased := buf.Len()
+	time.Sleep(120 * time.Millisecond)
+	b.Report(8, 8)
+	b.Done()
+	out := buf.String()
+	for _, want := range []string{"3/8", "8/8", "library (draw 2)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("bar output lacks %q: %q", want, out)
+		}
+	}
+	if tail := strings.TrimRight(out[:erased], " "); !strings.HasSuffix(tail, "\r") {
+		t.Errorf("Hide left the line drawn: %q", out[:erased])
+	}
+	var nilBar *Bar
+	nilBar.Report(1, 2)
+	nilBar.Describe("x")
+	nilBar.Hide()
+}
