@@ -49,8 +49,8 @@ func (m *Model) SetGraphCacheBytes(n int64) { m.gs.cacheBytes = n }
 type trainGraph struct {
 	B, T    int
 	vm      G.VM
-	params  []*G.Node // aligned with Model.Params; values share Param.Data
-	grads   []*G.Node // ∂cost/∂param, aligned with params
+	params  []*G.Node // aligned with graphParams; values share Param.Data
+	grads   []*G.Node // ∂cost/∂param, aligned with Model.TrainParams
 	ids     []float32 // [N] token ids (padding 0); backs the ids input
 	targets []float32 // [N] id of the next token, -1 where none
 	coef    []float32 // [N] weight of each row's log-prob in the cost
@@ -286,7 +286,7 @@ func (tg *trainGraph) load(seqs [][]int, coef [][]float32) {
 // bind makes every parameter node read its Param.Data again if the slice
 // was replaced since the graph was built (e.g. by loading weights).
 func (tg *trainGraph) bind(m *Model) error {
-	for i, p := range m.Params {
+	for i, p := range m.graphParams() {
 		n := tg.params[i]
 		if d := n.Value().Data().([]float32); len(d) == len(p.Data) && &d[0] == &p.Data[0] {
 			continue
@@ -300,7 +300,7 @@ func (tg *trainGraph) bind(m *Model) error {
 
 // addGrads adds the graph's parameter gradients into Param.Grad.
 func (tg *trainGraph) addGrads(m *Model) error {
-	for i, p := range m.Params {
+	for i, p := range m.TrainParams() {
 		v := tg.grads[i].Value()
 		if v == nil {
 			return fmt.Errorf("policy: backward: no gradient computed for %s", p.Name)
@@ -350,6 +350,7 @@ type builder struct {
 	pn       map[*Param]*G.Node
 	saves    []*kernel
 	gs       graphSettings
+	lora     *LoRA // the model's adapters; when set the base is frozen
 }
 
 func (b *builder) op(k *kernel, in ...*G.Node) *G.Node {
@@ -374,18 +375,27 @@ func (b *builder) add(x, y *G.Node) *G.Node {
 	return n
 }
 
-// layer adds one decoder block: x [N, C] → [N, C].
-func (b *builder) layer(x *G.Node, L Layer) *G.Node {
-	g, p, be := b.g, b.pn, b.be
-	h := b.op(rmsNormOp(be, g.C, g.eps), x, p[L.AttnNorm])                                                    // [N, C]
-	q := b.op(ropeOp(be, g.H, g.D, b.T, false, b.cos, b.sin), b.op(linearOp(be, true), h, p[L.Q], p[L.QB]))   // [N, H·D]
-	k := b.op(ropeOp(be, g.K, g.D, b.T, false, b.cos, b.sin), b.op(linearOp(be, true), h, p[L.K], p[L.KB]))   // [N, K·D]
-	v := b.op(linearOp(be, true), h, p[L.V], p[L.VB])                                                         // [N, K·D]
-	a := b.op(attnOp(be, g, b.T, b.gs.maxSavedProbs), q, k, v)                                                // [N, H·D]
-	x = b.add(x, b.op(linearOp(be, false), a, p[L.O]))                                                        // [N, C]
-	h = b.op(rmsNormOp(be, g.C, g.eps), x, p[L.MLPNorm])                                                      // [N, C]
-	act := b.op(swigluOp(be), b.op(linearOp(be, false), h, p[L.Gate]), b.op(linearOp(be, false), h, p[L.Up])) // [N, F]
-	return b.add(x, b.op(linearOp(be, false), act, p[L.Down]))                                                // [N, C]
+// layer adds decoder block l: x [N, C] → [N, C].
+func (b *builder) layer(x *G.Node, l int, L Layer) *G.Node {
+	g, be := b.g, b.be
+	h := b.norm(x, L.AttnNorm)                                                                          // [N, C]
+	q := b.op(ropeOp(be, g.H, g.D, b.T, false, b.cos, b.sin), b.proj(h, l, targetQ, L.Q, L.QB))         // [N, H·D]
+	k := b.op(ropeOp(be, g.K, g.D, b.T, false, b.cos, b.sin), b.proj(h, l, targetK, L.K, L.KB))         // [N, K·D]
+	v := b.proj(h, l, targetV, L.V, L.VB)                                                               // [N, K·D]
+	a := b.op(attnOp(be, g, b.T, b.gs.maxSavedProbs), q, k, v)                                          // [N, H·D]
+	x = b.add(x, b.proj(a, l, targetO, L.O, nil))                                                       // [N, C]
+	h = b.norm(x, L.MLPNorm)                                                                            // [N, C]
+	act := b.op(swigluOp(be), b.proj(h, l, targetGate, L.Gate, nil), b.proj(h, l, targetUp, L.Up, nil)) // [N, F]
+	return b.add(x, b.proj(act, l, targetDown, L.Down, nil))                                            // [N, C]
+}
+
+// graphParams are the parameters a graph of m reads: every weight, then
+// the adapters' A and B.
+func (m *Model) graphParams() []*Param {
+	if m.lora == nil {
+		return m.Params
+	}
+	return append(append([]*Param(nil), m.Params...), m.lora.Params()...)
 }
 
 // buildGraph builds and compiles the graph for B sequences of T tokens.
@@ -393,9 +403,9 @@ func buildGraph(m *Model, B, T int) (*trainGraph, error) {
 	g, N := geometryOf(m.Config), B*T
 	eg := G.NewGraph()
 	tg := &trainGraph{B: B, T: T, ids: make([]float32, N), targets: make([]float32, N), coef: make([]float32, N)}
-	b := &builder{be: m.be, g: g, T: T, pn: make(map[*Param]*G.Node), gs: m.gs}
+	b := &builder{be: m.be, g: g, T: T, pn: make(map[*Param]*G.Node), gs: m.gs, lora: m.lora}
 	b.cos, b.sin = ropeTables(T, g.D, m.Config.RopeTheta)
-	for _, p := range m.Params {
+	for _, p := range m.graphParams() {
 		n := G.NewTensor(eg, tensor.Float32, len(p.Shape), G.WithShape(p.Shape...), G.WithName(p.Name), G.WithValue(backed(p)))
 		b.pn[p] = n
 		tg.params = append(tg.params, n)
@@ -407,11 +417,11 @@ func buildGraph(m *Model, B, T int) (*trainGraph, error) {
 	ids, targets, coef := input("ids", tg.ids), input("targets", tg.targets), input("coef", tg.coef) // [N] each
 
 	x := b.op(embedOp(m.be, g.V, g.C), b.pn[m.Embed], ids) // [N, C]
-	for _, L := range m.Layers {
-		x = b.layer(x, L)
+	for l, L := range m.Layers {
+		x = b.layer(x, l, L)
 	}
-	x = b.op(rmsNormOp(m.be, g.C, g.eps), x, b.pn[m.Norm])                  // [N, C]
-	logits := b.op(linearOp(m.be, false), x, b.pn[m.Head])                  // [N, V]
+	x = b.norm(x, m.Norm)                                                   // [N, C]
+	logits := b.linear(x, m.Head, nil)                                      // [N, V]
 	tg.logp = b.op(tokenLogProbOp(m.be, g.V, m.invTemp()), logits, targets) // [N]
 	if b.err != nil {
 		return nil, b.err
@@ -424,7 +434,11 @@ func buildGraph(m *Model, B, T int) (*trainGraph, error) {
 	if err != nil {
 		return nil, fmt.Errorf("policy: graph cost: %w", err)
 	}
-	if tg.grads, err = G.Grad(cost, tg.params...); err != nil {
+	wrt := make([]*G.Node, 0, len(tg.params))
+	for _, p := range m.TrainParams() {
+		wrt = append(wrt, b.pn[p])
+	}
+	if tg.grads, err = G.Grad(cost, wrt...); err != nil {
 		return nil, fmt.Errorf("policy: graph gradient: %w", err)
 	}
 	tg.plan = &memoryPlan{release: func() {}}

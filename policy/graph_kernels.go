@@ -55,6 +55,17 @@ func rmsNormOp(be backend.Backend, C int, eps float32) *kernel {
 	}
 }
 
+// frozenRMSNormOp is rmsNormOp over a frozen w: its gradient is dx alone.
+func frozenRMSNormOp(be backend.Backend, C int, eps float32) *kernel {
+	k := rmsNormOp(be, C, eps)
+	k.name = fmt.Sprintf("frozenRMSNorm(%d,%g)", C, eps)
+	k.diff = []bool{true, false}
+	k.grad = func(in G.Nodes, _, dy *G.Node) (G.Nodes, error) {
+		return grads(rmsNormDXOp(be, C, eps), nodes(in[0], in[1], dy), nil, nil)
+	}
+	return k
+}
+
 // rmsNormDXOp takes x, w and dy and gives dx (backend.Kernels.RMSNormBack).
 func rmsNormDXOp(be backend.Backend, C int, eps float32) *kernel {
 	return &kernel{
@@ -102,6 +113,23 @@ func linearOp(be backend.Backend, bias bool) *kernel {
 			return grads(pairs...)
 		},
 	}
+}
+
+// frozenLinearOp is linearOp over a frozen W (and b): its gradient is
+// dx = dy·W alone.
+func frozenLinearOp(be backend.Backend, bias bool) *kernel {
+	k := linearOp(be, bias)
+	k.name = fmt.Sprintf("frozenLinear(%t)", bias)
+	k.diff = make([]bool, len(k.inDims))
+	k.diff[0] = true
+	k.grad = func(in G.Nodes, _, dy *G.Node) (G.Nodes, error) {
+		pairs := []any{matmulOp(be, false, false), nodes(dy, in[1]), nil, nil}
+		if bias {
+			pairs = append(pairs, nil, nil)
+		}
+		return grads(pairs...)
+	}
+	return k
 }
 
 func dims2bools(n int) []bool {

@@ -93,6 +93,7 @@ type Model struct {
 	graphs *graphCache     // compiled training graphs, built on demand by Backward
 	gs     graphSettings   // how the training graphs are built and kept
 	invT   float32         // 1/temperature of LogProbs and Backward; 0 means 1 (SetTemperature)
+	lora   *LoRA           // attached adapters (AttachLoRA); nil: the full weights train
 }
 
 // New builds a model with weights drawn from the given source: linear and
@@ -182,16 +183,16 @@ func (m *Model) Param(name string) *Param {
 
 // ZeroGrad clears every gradient.
 func (m *Model) ZeroGrad() {
-	for _, p := range m.Params {
+	for _, p := range m.TrainParams() {
 		clear(p.Grad)
 	}
 }
 
-// EnableGrads allocates the gradient buffers (zeroed) of every parameter
-// that has none yet. Backward calls it; an optimizer calls it before it
-// reads the gradients.
+// EnableGrads allocates the gradient buffers (zeroed) of every trainable
+// parameter (TrainParams) that has none yet. Backward calls it; an
+// optimizer calls it before it reads the gradients.
 func (m *Model) EnableGrads() {
-	for _, p := range m.Params {
+	for _, p := range m.TrainParams() {
 		if len(p.Grad) != len(p.Data) {
 			p.Grad = make([]float32, len(p.Data))
 		}

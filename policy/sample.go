@@ -175,6 +175,9 @@ func (s *Session) block(l int, x []float32, lay layout, b *buffers) {
 	linear(be, b.q, b.h, N, g.C, L.Q.Data, L.QB.Data, HD)
 	linear(be, b.k, b.h, N, g.C, L.K.Data, L.KB.Data, KD)
 	linear(be, b.v, b.h, N, g.C, L.V.Data, L.VB.Data, KD)
+	s.m.adapt(l, targetQ, b.q, b.h, N) // LoRA adapters, when attached
+	s.m.adapt(l, targetK, b.k, b.h, N)
+	s.m.adapt(l, targetV, b.v, b.h, N)
 	be.Rope(host(b.q), host(b.q), g.H, g.D, lay.pos, host(s.cos), host(s.sin), false)
 	be.Rope(host(b.k), host(b.k), g.K, g.D, lay.pos, host(s.cos), host(s.sin), false)
 	for _, sp := range lay.spans {
@@ -183,11 +186,15 @@ func (s *Session) block(l int, x []float32, lay layout, b *buffers) {
 	}
 	s.attend(l, b, lay)
 	be.MatMul(false, true, N, g.C, HD, host(b.o), host(L.O.Data), 1, host(x)) // x += o·Oᵀ
+	s.m.adapt(l, targetO, x, b.o, N)
 	be.RMSNorm(host(b.h), host(x), host(L.MLPNorm.Data), g.C, g.eps)
 	linear(be, b.gate, b.h, N, g.C, L.Gate.Data, nil, g.F)
 	linear(be, b.up, b.h, N, g.C, L.Up.Data, nil, g.F)
+	s.m.adapt(l, targetGate, b.gate, b.h, N)
+	s.m.adapt(l, targetUp, b.up, b.h, N)
 	be.SwiGLU(host(b.gate), backend.Tensor{}, host(b.gate), host(b.up))
 	be.MatMul(false, true, N, g.C, g.F, host(b.gate), host(L.Down.Data), 1, host(x)) // x += act·Downᵀ
+	s.m.adapt(l, targetDown, x, b.gate, N)
 }
 
 // attend fills b.o with causal attention of every fed row over its
