@@ -252,25 +252,34 @@ func (m *Model) Base() *Model {
 	return &b
 }
 
-// Merged returns a model whose weights are W + s·B·A for every adapter
-// (an inference model: no gradient buffers, no adapters), or a copy of m
-// when none are attached.
+// Merged returns a copy of m whose weights are W + s·B·A for every
+// adapter (an inference model: no gradient buffers, no adapters), or a
+// plain copy when none are attached.
 func (m *Model) Merged() *Model {
 	c := m.Clone()
-	if m.lora == nil {
-		return c
+	c.lora = m.lora
+	c.MergeAdapters()
+	return c
+}
+
+// MergeAdapters folds the attached adapters into m's own weights,
+// W ← W + s·B·A, and detaches them; nothing without adapters.
+func (m *Model) MergeAdapters() {
+	l := m.lora
+	if l == nil {
+		return
 	}
-	for _, a := range m.lora.Adapters {
+	for _, a := range l.Adapters {
 		out, in := m.targetDims(a.t)
-		r := m.lora.Config.Rank
-		w := c.targetWeight(a.Layer, a.t).Data
+		w := m.targetWeight(a.Layer, a.t).Data
 		sb := make([]float32, len(a.B.Data)) // s·B [out, r]
 		for i, v := range a.B.Data {
-			sb[i] = m.lora.scale * v
+			sb[i] = l.scale * v
 		}
-		m.be.MatMul(false, false, out, in, r, host(sb), host(a.A.Data), 1, host(w)) // W += s·B·A
+		m.be.MatMul(false, false, out, in, l.Config.Rank, host(sb), host(a.A.Data), 1, host(w)) // W += s·B·A
 	}
-	return c
+	m.dropGraphs()
+	m.lora = nil
 }
 
 // targetWeight is the base weight [out, in] of a layer's target.

@@ -23,7 +23,7 @@ const (
 // fixed seed.
 func benchModel(tb testing.TB) (*policy.Model, *rand.Rand) {
 	tb.Helper()
-	cfg := DefaultConfig().Model
+	cfg := DefaultConfig().Model.Config
 	cfg.VocabSize = benchVocab
 	rng := rand.New(rand.NewSource(1))
 	m, err := policy.New(cfg, rng)

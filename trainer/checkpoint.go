@@ -23,7 +23,9 @@ import (
 //   - step-NNNNNN: after N GRPO steps.
 //
 // Each holds config.json and model.safetensors (a HuggingFace Qwen2
-// checkpoint), tokenizer.json, tokenizer_config.json and
+// checkpoint; in a LoRA run's GRPO checkpoints the frozen base, with
+// the adapters beside it in PEFT's layout: adapter_config.json and
+// adapter_model.safetensors, base_model_name_or_path the folder itself), tokenizer.json, tokenizer_config.json and
 // generation_config.json (EOS and the stop ids; chat_template.jinja too
 // when the tokenizer's folder has one), train_config.yaml (the
 // resolved run config), optimizer.safetensors (AdamW moments; absent in
@@ -110,6 +112,12 @@ func setLatest(root, name string) error {
 func (r *Run) writeCheckpoint(dir string, st *trainerState, opt *AdamW) error {
 	if err := policy.SaveModel(dir, r.Model); err != nil {
 		return fmt.Errorf("trainer: checkpoint: %w", err)
+	}
+	if r.Model.LoRA() != nil {
+		base, _ := filepath.Abs(filepath.Join(r.Cfg.RunDir, "checkpoints", dirOf(st)))
+		if err := policy.SaveAdapter(dir, r.Model, base); err != nil {
+			return fmt.Errorf("trainer: checkpoint: %w", err)
+		}
 	}
 	if err := r.Tok.Files().Write(dir); err != nil {
 		return fmt.Errorf("trainer: checkpoint: %w", err)

@@ -41,8 +41,9 @@ type Config struct {
 	// Default 256.
 	TokenizerMerges int `yaml:"tokenizer_merges"`
 	// Model sizes a fresh model (HuggingFace Qwen2 keys; vocab_size 0 means
-	// the tokenizer's size). Ignored when Init is set.
-	Model policy.Config `yaml:"model"`
+	// the tokenizer's size; ignored when Init is set) and sets its LoRA
+	// adapters (model.lora, off by default).
+	Model ModelConfig `yaml:"model"`
 	// Format names the rollout tags.
 	Format format.Format `yaml:"format"`
 	// Prompt renders a task as the text the policy continues.
@@ -284,11 +285,11 @@ func DefaultConfig() Config {
 		Seed:            1,
 		RunDir:          "runs/default",
 		TokenizerMerges: 256,
-		Model: policy.Config{
+		Model: ModelConfig{Config: policy.Config{
 			HiddenSize: 64, IntermediateSize: 176, NumHiddenLayers: 2,
 			NumAttentionHeads: 4, NumKeyValueHeads: 2, MaxPositionEmbeddings: 256,
 			RopeTheta: 10000, RMSNormEps: 1e-6, TieWordEmbeddings: true,
-		},
+		}, LoRA: policy.DefaultLoRAConfig()},
 		Format:  format.DefaultFormat(),
 		Prompt:  PromptConfig{Template: "plain", Demos: DemosConfig{K: 3, Select: "bm25"}},
 		Task:    defaultTaskConfig(),
@@ -319,8 +320,11 @@ func (c *Config) Validate() error {
 	if c.TokenizerMerges < 0 {
 		return fmt.Errorf("config: tokenizer_merges must be >= 0 (0 keeps one token per byte), got %d", c.TokenizerMerges)
 	}
+	if err := c.Model.LoRA.Validate(); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
 	if c.Init == "" {
-		m := c.Model
+		m := c.Model.Config
 		if m.VocabSize == 0 {
 			m.VocabSize = 1 // filled from the tokenizer
 		}

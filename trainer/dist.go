@@ -324,7 +324,7 @@ func (r *Run) allReduceGrads() error {
 		d.buf, pending = d.buf[:0], pending[:0]
 		return nil
 	}
-	for _, p := range r.Model.Params {
+	for _, p := range r.Model.TrainParams() {
 		for g := p.Grad; len(g) > 0; {
 			if len(d.buf) == cap(d.buf) {
 				if err := flush(); err != nil {
@@ -388,7 +388,11 @@ func (r *Run) logProbs(model *policy.Model, trajs []*rollout.Trajectory, seqs []
 func weightsHash(m *policy.Model) [32]byte {
 	h := sha256.New()
 	var b [4]byte
-	for _, p := range m.Params {
+	ps := m.Params
+	if l := m.LoRA(); l != nil {
+		ps = append(append([]*policy.Param(nil), ps...), l.Params()...)
+	}
+	for _, p := range ps {
 		for _, v := range p.Data {
 			u := math.Float32bits(v)
 			b[0], b[1], b[2], b[3] = byte(u), byte(u>>8), byte(u>>16), byte(u>>24)

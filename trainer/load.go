@@ -161,10 +161,8 @@ func checkStruct(n *yaml.Node, t reflect.Type, path string) error {
 		return fmt.Errorf("line %d: %s must be a mapping of keys: %s", n.Line, orRoot(path), strings.Join(yamlKeys(t), ", "))
 	}
 	fields := map[string]reflect.Type{}
-	for i := 0; i < t.NumField(); i++ {
-		if k := yamlKey(t.Field(i)); k != "" {
-			fields[k] = t.Field(i).Type
-		}
+	for f := range yamlFields(t) {
+		fields[yamlKey(f)] = f.Type
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k := n.Content[i]
@@ -228,13 +226,32 @@ func yamlKey(f reflect.StructField) string {
 
 func yamlKeys(t reflect.Type) []string {
 	var ks []string
-	for i := 0; i < t.NumField(); i++ {
-		if k := yamlKey(t.Field(i)); k != "" {
-			ks = append(ks, k)
-		}
+	for f := range yamlFields(t) {
+		ks = append(ks, yamlKey(f))
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+// yamlFields yields the fields of struct t that have a YAML key, those of
+// an inlined struct (yaml:",inline") in its place.
+func yamlFields(t reflect.Type) func(yield func(reflect.StructField) bool) {
+	return func(yield func(reflect.StructField) bool) {
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if _, opts, _ := strings.Cut(f.Tag.Get("yaml"), ","); opts == "inline" && f.Type.Kind() == reflect.Struct {
+				for g := range yamlFields(f.Type) {
+					if !yield(g) {
+						return
+					}
+				}
+				continue
+			}
+			if yamlKey(f) != "" && !yield(f) {
+				return
+			}
+		}
+	}
 }
 
 // Marshal renders the resolved config as YAML, for the run folder.

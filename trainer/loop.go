@@ -41,6 +41,9 @@ type stepOutput struct {
 // grpo runs GRPO steps from st.Step to the configured total.
 func (r *Run) grpo(ctx context.Context, st *trainerState) (*Summary, error) {
 	g := r.Cfg.GRPO
+	if err := r.prepareLoRA(); err != nil {
+		return nil, err
+	}
 	opt := r.newOptimizer()
 	if st.Optim != nil {
 		if err := opt.SetState(*st.Optim); err != nil {
@@ -50,7 +53,7 @@ func (r *Run) grpo(ctx context.Context, st *trainerState) (*Summary, error) {
 	var ref *policy.Model
 	if g.Beta > 0 {
 		var err error
-		if ref, err = r.referenceModel(); err != nil {
+		if ref, err = r.reference(); err != nil {
 			return nil, err
 		}
 	}
@@ -78,6 +81,7 @@ func (r *Run) grpo(ctx context.Context, st *trainerState) (*Summary, error) {
 		}
 		t0 := time.Now()
 		sp := r.startStep(step, g.Steps)
+		r.seedDropout(step)
 		out, err := r.grpoStep(ctx, step, opt, ref)
 		sp.Stop()
 		if err != nil {
@@ -193,7 +197,7 @@ func (r *Run) finish(ctx context.Context, st *trainerState, final *EvalResult) (
 
 func (r *Run) newOptimizer() *AdamW {
 	g := r.Cfg.GRPO
-	return NewAdamWOn(r.Model.Backend(), r.Model.Params, g.adam().adamW(g.WeightDecay, g.MaxGradNorm))
+	return NewAdamWOn(r.Model.Backend(), r.Model.TrainParams(), g.adam().adamW(g.WeightDecay, g.MaxGradNorm))
 }
 
 // lr is the GRPO learning rate at a step: linear warmup, then constant.

@@ -55,6 +55,9 @@ func loadModelFolder(dir string, warn io.Writer) (*policy.Model, bool, error) {
 		fmt.Fprintf(warn, "trainer: warning: %s has no %s, so its files are not verified (a HuggingFace download or a checkpoint of an older artist); loading it as it is\n", dir, manifestFile)
 	}
 	m, err := policy.LoadModel(dir)
+	if err == nil && policy.HasAdapter(dir) {
+		err = policy.LoadAdapter(dir, m) // a LoRA checkpoint: the base and its adapters
+	}
 	if err != nil {
 		return nil, verified, fmt.Errorf("trainer: checkpoint %s: %w", dir, err)
 	}

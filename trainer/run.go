@@ -269,7 +269,7 @@ func (r *Run) setupModel() error {
 		r.Model = m
 		return nil
 	}
-	mc := r.Cfg.Model
+	mc := r.Cfg.Model.Config
 	if mc.VocabSize == 0 {
 		mc.VocabSize = r.Tok.VocabSize()
 	}

@@ -113,6 +113,7 @@ func sftCoef(masks [][]uint8) [][]float32 {
 // and checkpoints it as step 0 (the frozen reference of the KL term). from
 // is the state of a warm-start checkpoint to go on from, or nil to start.
 func (r *Run) warmStart(ctx context.Context, from *trainerState) (*trainerState, error) {
+	r.Model.MergeAdapters() // an init with adapters warm-starts from its merged weights
 	if r.Cfg.WarmStart.Steps > 0 {
 		if err := r.warmStartSteps(ctx, from); err != nil {
 			return nil, err

@@ -13,8 +13,13 @@ import (
 // (model.safetensors, config.json, the tokenizer files and manifest.json),
 // atomically: the files go to a temporary folder beside dir that is then
 // renamed onto it, so a reader sees the old folder or the whole new one.
-// It is what rollout servers load with POST /update_weights_from_disk.
+// It is what rollout servers load with POST /update_weights_from_disk. A
+// model with LoRA adapters is written merged (a copy of its weights, for
+// the time of the write).
 func WriteWeights(dir string, m *policy.Model, tok *policy.Tokenizer) error {
+	if m.LoRA() != nil {
+		m = m.Merged()
+	}
 	parent := filepath.Dir(filepath.Clean(dir))
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return fmt.Errorf("trainer: weights: %w", err)

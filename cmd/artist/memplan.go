@@ -24,7 +24,7 @@ const promptAllowance = 256
 // trajectory may grow (promptAllowance, the response budget and every tool
 // result with its tags), at most the model's context.
 func trainPlan(cfg trainer.Config) (memplan.Plan, error) {
-	mc := cfg.Model
+	mc := cfg.Model.Config
 	if cfg.Init != "" {
 		var err error
 		if mc, err = policy.ReadConfig(cfg.Init); err != nil {

@@ -1,0 +1,86 @@
+package trainer
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/artist-rl/artist/policy"
+)
+
+// ModelConfig is the model section: the shape of a fresh model (the
+// HuggingFace Qwen2 keys, inline) and its LoRA adapters.
+type ModelConfig struct {
+	policy.Config `yaml:",inline"`
+	// LoRA trains low-rank adapters instead of the full weights in the
+	// GRPO phase (model.lora.rank > 0; off by default). The warm start,
+	// when it runs, trains the full weights (a model from scratch has
+	// nothing for adapters to adapt); GRPO then freezes them, attaches
+	// fresh adapters (A from the run's seed, B = 0) and steps only those,
+	// and the KL reference is the frozen base itself. GRPO checkpoints
+	// hold the base weights and the adapters in PEFT's layout; artist
+	// export -merge writes the merged weights.
+	LoRA policy.LoRAConfig `yaml:"lora"`
+}
+
+// attachLoRA gives the policy the adapters of model.lora for GRPO: fresh
+// ones from the seed when it has none (A drawn from the stream
+// "lora/init"), else it checks that those it loaded from a checkpoint
+// are the configured ones. The adapters' dropout masks are reseeded per
+// update (seedDropout).
+func (r *Run) attachLoRA() error {
+	want := r.Cfg.Model.LoRA
+	have := r.Model.LoRA()
+	if have == nil {
+		return r.Model.AttachLoRA(want, stepRNG(r.Cfg.Seed, "lora/init", 0))
+	}
+	got := have.Config
+	norm := func(ts []string) []string {
+		out := make([]string, len(ts))
+		for i, t := range ts {
+			out[i] = t
+			if len(t) > 5 && t[len(t)-5:] == "_proj" {
+				out[i] = t[:len(t)-5]
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	if got.Rank != want.Rank || got.Alpha != want.Alpha || got.Dropout != want.Dropout || !slices.Equal(norm(got.Targets), norm(want.Targets)) {
+		return fmt.Errorf("trainer: the checkpoint's adapters (rank %d, alpha %g, dropout %g, targets %v) are not model.lora's (rank %d, alpha %g, dropout %g, targets %v): resume with the run's own model.lora",
+			got.Rank, got.Alpha, got.Dropout, got.Targets, want.Rank, want.Alpha, want.Dropout, want.Targets)
+	}
+	return nil
+}
+
+// seedDropout derives the adapters' dropout masks of a GRPO step's update
+// from (seed, step), so a resumed run draws the same ones.
+func (r *Run) seedDropout(step int) {
+	if l := r.Model.LoRA(); l != nil {
+		l.SeedDropout(stepRNG(r.Cfg.Seed, "lora/dropout", step).Int63())
+	}
+}
+
+// prepareLoRA sets the policy's adapters up for GRPO: with model.lora on,
+// attachLoRA; with it off, adapters the policy was loaded with (an init
+// folder that is a LoRA checkpoint) are merged into its weights, which
+// then train in full.
+func (r *Run) prepareLoRA() error {
+	if r.Cfg.Model.LoRA.Enabled() {
+		return r.attachLoRA()
+	}
+	if r.Model.LoRA() != nil {
+		fmt.Fprintf(r.out, "trainer: merging the init's LoRA adapters into its weights (model.lora.rank is 0: the full weights train)\n")
+		r.Model.MergeAdapters()
+	}
+	return nil
+}
+
+// reference is the frozen policy of the KL term: the base itself, adapters
+// off, in a LoRA run (the weights GRPO started from, never stepped), else
+// the warm start's checkpoint loaded again.
+func (r *Run) reference() (*policy.Model, error) {
+	if r.Model.LoRA() != nil {
+		return r.Model.Base(), nil
+	}
+	return r.referenceModel()
+}
