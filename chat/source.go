@@ -3,10 +3,11 @@ package chat
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/artist-rl/artist/internal/pyval"
 )
 
 // canonicalize lexes a template source as Jinja2's lexer does with
@@ -286,82 +287,54 @@ func scanTag(src string, i int, kind byte) (string, byte, int, error) {
 }
 
 // readLiteral reads the Jinja string literal at src[i] (a quote) and
-// decodes it as Jinja does, with Python's "unicode-escape" rules. It
-// returns the value and the index after the closing quote.
+// decodes it as Jinja does: its body, each non-ASCII character first
+// written as its backslashreplace escape, decoded with Python's
+// "unicode-escape" rules (so that "\é" stays a backslash and the text
+// "xe9"). It returns the value and the index after the closing quote.
 func readLiteral(src string, i int) (string, int, error) {
-	quote := src[i]
+	end, err := pyval.ScanQuoted(src, i)
+	if err != nil {
+		return "", 0, err
+	}
+	v, err := pyval.Unescape(backslashReplace(src[i+1 : end-1]))
+	if err != nil {
+		return "", 0, fmt.Errorf("string literal: %w", err)
+	}
+	return v, end, nil
+}
+
+// backslashReplace writes each non-ASCII character of s as Python's
+// backslashreplace error handler does (\xhh, \uhhhh, \Uhhhhhhhh); bytes
+// that are not UTF-8 stay as they are.
+func backslashReplace(s string) string {
+	if isASCII(s) {
+		return s
+	}
 	var b strings.Builder
-	for j := i + 1; j < len(src); j++ {
-		c := src[j]
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
-		case c == quote:
-			return b.String(), j + 1, nil
-		case c != '\\':
-			b.WriteByte(c)
-			continue
-		}
-		j++
-		if j >= len(src) {
-			break
-		}
-		switch e := src[j]; e {
-		case '\n': // line continuation
-		case '\\', '\'', '"':
-			b.WriteByte(e)
-		case 'a':
-			b.WriteByte('\a')
-		case 'b':
-			b.WriteByte('\b')
-		case 'f':
-			b.WriteByte('\f')
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		case 't':
-			b.WriteByte('\t')
-		case 'v':
-			b.WriteByte('\v')
-		case '0', '1', '2', '3', '4', '5', '6', '7':
-			k := j + 1
-			for k < len(src) && k < j+3 && src[k] >= '0' && src[k] <= '7' {
-				k++
-			}
-			n, _ := strconv.ParseUint(src[j:k], 8, 32)
-			b.WriteRune(rune(n))
-			j = k - 1
-		case 'x', 'u', 'U':
-			width := map[byte]int{'x': 2, 'u': 4, 'U': 8}[e]
-			if j+1+width > len(src) {
-				return "", 0, fmt.Errorf("string literal: truncated \\%c escape", e)
-			}
-			n, err := strconv.ParseUint(src[j+1:j+1+width], 16, 32)
-			if err != nil || n > unicode.MaxRune {
-				return "", 0, fmt.Errorf("string literal: bad \\%c escape %q", e, src[j+1:j+1+width])
-			}
-			b.WriteRune(rune(n))
-			j += width
-		case 'N':
-			return "", 0, errors.New(`string literal: \N{...} escapes are not supported`)
+		case r < utf8.RuneSelf || r == utf8.RuneError && size == 1:
+			b.WriteByte(s[i])
+		case r < 0x100:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r < 0x10000:
+			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
-			// Python keeps an unknown escape. A non-ASCII character was
-			// first written as its backslashreplace escape.
-			b.WriteByte('\\')
-			r, size := utf8.DecodeRuneInString(src[j:])
-			switch {
-			case r < utf8.RuneSelf:
-				b.WriteByte(e)
-			case r < 0x100:
-				fmt.Fprintf(&b, "x%02x", r)
-			case r < 0x10000:
-				fmt.Fprintf(&b, "u%04x", r)
-			default:
-				fmt.Fprintf(&b, "U%08x", r)
-			}
-			j += size - 1
+			fmt.Fprintf(&b, `\U%08x`, r)
+		}
+		i += size
+	}
+	return b.String()
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
 		}
 	}
-	return "", 0, errors.New("unterminated string literal")
+	return true
 }
 
 // writeLiteral writes s as a string literal the engine reads back as s.

@@ -35,6 +35,8 @@ func TestLexing(t *testing.T) {
 		{"unicode whitespace lstripped", "a\n\u2003\t{% if true %}b{% endif %}", "a\nb"},
 		{"string escapes", "{{ '\\u00e9\\x41\\r\\t\\n\\\\\\'\\\"\\101\\q' }}", "\u00e9A\r\t\n\\'\"A\\q"},
 		{"double quoted", "{{ \"it's \\\"q\\\"\" }}", "it's \"q\""},
+		{"non-ASCII text and after a backslash", "{{ 'é中😀 \\é \\中' }}", "é中😀 \\xe9 \\u4e2d"},
+		{"newline inside a literal", "{{ 'a\nb' }}", "a\nb"},
 		{"closing braces in a dict literal", "{{ {'a': {'b': 1}} | tojson }}", "{\"a\": {\"b\": 1}}"},
 		{"percent brace in a string", "{% set s = '%}' %}{{ s }}|{{ '}}' }}", "%}|}}"},
 		{"tojson in a string is text", "{{ '| tojson' }}", "| tojson"},

@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/artist-rl/artist/internal/pyval"
 )
 
 // A small reader of the Python modules that hold the upstream task lists
@@ -62,19 +63,16 @@ func (l *pyLexer) next() (pyTok, error) {
 				l.pos++
 			}
 		case c == '"' || c == '\'':
-			return l.str("")
-		case c >= '0' && c <= '9' || c == '.' && l.pos+1 < len(l.src) && l.src[l.pos+1] >= '0' && l.src[l.pos+1] <= '9':
+			return l.str(l.pos)
+		case pyval.StartsNumber(l.src, l.pos):
 			return l.number()
-		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+		case pyval.ScanName(l.src, l.pos) > l.pos:
 			start := l.pos
-			for l.pos < len(l.src) && isNameByte(l.src[l.pos]) {
-				l.pos++
-			}
-			name := l.src[start:l.pos]
+			l.pos = pyval.ScanName(l.src, l.pos)
 			if l.pos < len(l.src) && (l.src[l.pos] == '"' || l.src[l.pos] == '\'') {
-				return l.str(strings.ToLower(name))
+				return l.str(start)
 			}
-			return pyTok{kind: "name", text: name, line: l.line}, nil
+			return pyTok{kind: "name", text: l.src[start:l.pos], line: l.line}, nil
 		default:
 			if strings.ContainsRune("([{", rune(c)) {
 				l.depth++
@@ -91,32 +89,15 @@ func (l *pyLexer) next() (pyTok, error) {
 	return pyTok{kind: "eof", line: l.line}, nil
 }
 
-func isNameByte(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-}
-
+// number reads a decimal int or float literal (pyval.ScanNumber).
 func (l *pyLexer) number() (pyTok, error) {
-	start := l.pos
-	isFloat := false
-	for l.pos < len(l.src) {
-		c := l.src[l.pos]
-		switch {
-		case c >= '0' && c <= '9' || c == '_':
-		case c == '.':
-			isFloat = true
-		case c == 'e' || c == 'E':
-			isFloat = true
-			if l.pos+1 < len(l.src) && (l.src[l.pos+1] == '+' || l.src[l.pos+1] == '-') {
-				l.pos++
-			}
-		default:
-			goto done
-		}
-		l.pos++
+	end := pyval.ScanNumber(l.src, l.pos)
+	text := strings.ReplaceAll(l.src[l.pos:end], "_", "")
+	l.pos = end
+	if strings.ContainsAny(text, "xXoObBjJ") {
+		return pyTok{}, fmt.Errorf("number literal %q is not supported (only decimal ints and floats)", text)
 	}
-done:
-	text := strings.ReplaceAll(l.src[start:l.pos], "_", "")
-	if isFloat {
+	if strings.ContainsAny(text, ".eE") {
 		f, err := strconv.ParseFloat(text, 64)
 		if err != nil {
 			return pyTok{}, fmt.Errorf("bad float literal %q", text)
@@ -133,88 +114,24 @@ done:
 	return pyTok{kind: "num", num: n, line: l.line}, nil
 }
 
-// str reads a string literal after its prefix (r, u or none).
-func (l *pyLexer) str(prefix string) (pyTok, error) {
-	raw := strings.Contains(prefix, "r")
-	if strings.Trim(prefix, "ru") != "" {
-		return pyTok{}, fmt.Errorf("string prefix %q is not supported (only r and u)", prefix)
+// str reads the string literal whose prefix (none, r or u) starts at
+// start and whose quote is at l.pos, decoded.
+func (l *pyLexer) str(start int) (pyTok, error) {
+	prefix := l.src[start:l.pos]
+	if prefix != "" && (!pyval.IsStringPrefix(prefix) || strings.Trim(strings.ToLower(prefix), "ru") != "") {
+		return pyTok{}, fmt.Errorf("string prefix %q is not supported (only r and u)", strings.ToLower(prefix))
 	}
 	line := l.line
-	q := l.src[l.pos : l.pos+1]
-	if strings.HasPrefix(l.src[l.pos:], q+q+q) {
-		q = q + q + q
+	end, err := pyval.ScanString(l.src, l.pos)
+	if err != nil {
+		return pyTok{}, fmt.Errorf("unterminated string starting on line %d", line)
 	}
-	l.pos += len(q)
-	var b strings.Builder
-	for {
-		if l.pos >= len(l.src) {
-			return pyTok{}, fmt.Errorf("unterminated string starting on line %d", line)
-		}
-		if strings.HasPrefix(l.src[l.pos:], q) {
-			l.pos += len(q)
-			return pyTok{kind: "str", text: b.String(), line: line}, nil
-		}
-		c := l.src[l.pos]
-		switch {
-		case c == '\n' && len(q) == 1:
-			return pyTok{}, fmt.Errorf("unterminated string starting on line %d", line)
-		case c == '\\' && raw:
-			b.WriteString(l.src[l.pos : l.pos+2])
-			l.pos += 2
-		case c == '\\':
-			if err := l.escape(&b); err != nil {
-				return pyTok{}, err
-			}
-		default:
-			if c == '\n' {
-				l.line++
-			}
-			r, n := utf8.DecodeRuneInString(l.src[l.pos:])
-			b.WriteRune(r)
-			l.pos += n
-		}
+	text := l.src[start:end]
+	l.line += strings.Count(l.src[l.pos:end], "\n")
+	l.pos = end
+	v, err := pyval.SplitLiteral(text).Value()
+	if err != nil {
+		return pyTok{}, err
 	}
-}
-
-var simpleEscapes = map[byte]string{'\\': "\\", '\'': "'", '"': "\"", 'n': "\n", 't': "\t", 'r': "\r",
-	'a': "\a", 'b': "\b", 'f': "\f", 'v': "\v", '\n': ""}
-
-func (l *pyLexer) escape(b *strings.Builder) error {
-	if l.pos+1 >= len(l.src) {
-		return fmt.Errorf("backslash at the end of the file")
-	}
-	c := l.src[l.pos+1]
-	if s, ok := simpleEscapes[c]; ok {
-		b.WriteString(s)
-		l.pos += 2
-		if c == '\n' {
-			l.line++
-		}
-		return nil
-	}
-	width := map[byte]int{'x': 2, 'u': 4, 'U': 8}[c]
-	switch {
-	case width > 0:
-		hex := l.src[l.pos+2 : min(len(l.src), l.pos+2+width)]
-		n, err := strconv.ParseUint(hex, 16, 32)
-		if err != nil || len(hex) != width {
-			return fmt.Errorf("bad \\%c escape", c)
-		}
-		b.WriteRune(rune(n))
-		l.pos += 2 + width
-	case c >= '0' && c <= '7':
-		j := l.pos + 1
-		for j < len(l.src) && j < l.pos+4 && l.src[j] >= '0' && l.src[j] <= '7' {
-			j++
-		}
-		n, _ := strconv.ParseUint(l.src[l.pos+1:j], 8, 32)
-		b.WriteRune(rune(n))
-		l.pos = j
-	case c == 'N':
-		return fmt.Errorf("\\N{...} escapes are not supported")
-	default:
-		b.WriteByte('\\') // Python keeps an unknown escape as it is
-		l.pos++
-	}
-	return nil
+	return pyTok{kind: "str", text: v, line: line}, nil
 }

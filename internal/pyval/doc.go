@@ -29,6 +29,12 @@
 //     op int is an int, any float operand gives a float; Round(x, n) of an
 //     int stays an int.
 //
+// The lexical pieces of Python source (lex.go) are shared too: ScanString,
+// SplitLiteral and Unescape read string literals with their prefixes and
+// escapes, ScanNumber, ScanName and Operator delimit the other tokens, for
+// the readers of Python text (the BFCL class deriver, the tau-bench task
+// reader, the chat template lexer).
+//
 // The package is shared by the environment ports so that Python value
 // semantics have one implementation.
 package pyval

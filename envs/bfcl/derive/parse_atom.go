@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/artist-rl/artist/envs/bfcl"
+	"github.com/artist-rl/artist/internal/pyval"
 )
 
 // atom parses a name, number, string, "..." or bracketed display.
@@ -154,24 +155,24 @@ func (p *parser) strings() (expr, error) {
 	isF, isBytes := false, false
 	for i := 0; p.peek().kind == tString; i++ {
 		t := p.next()
-		l := splitLiteral(t.text)
-		if i > 0 && l.bytes != isBytes {
+		l := pyval.SplitLiteral(t.text)
+		if i > 0 && l.Bytes != isBytes {
 			return nil, p.errorf("cannot mix bytes and nonbytes literals")
 		}
-		isBytes = l.bytes
-		if l.bytes {
+		isBytes = l.Bytes
+		if l.Bytes {
 			return nil, p.errorf("bytes literals are not supported")
 		}
-		if l.f {
+		if l.F {
 			isF = true
-			ps, err := fstringParts(l.body, l.raw, t.line)
+			ps, err := fstringParts(l.Body, l.Raw, t.line)
 			if err != nil {
 				return nil, err
 			}
 			parts = append(parts, ps...)
 			continue
 		}
-		s, err := stringValue(l)
+		s, err := l.Value()
 		if err != nil {
 			return nil, p.errorf("%v", err)
 		}

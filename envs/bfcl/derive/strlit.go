@@ -2,108 +2,10 @@ package derive
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/artist-rl/artist/internal/pyval"
 )
-
-// strLit is one string literal token taken apart.
-type strLit struct {
-	raw, bytes, f bool
-	body          string // the text between the quotes
-}
-
-// splitLiteral takes a string token apart into its prefix flags and body.
-func splitLiteral(text string) strLit {
-	i := strings.IndexAny(text, `'"`)
-	prefix := strings.ToLower(text[:i])
-	rest := text[i:]
-	q := 1
-	if len(rest) >= 6 && (strings.HasPrefix(rest, `"""`) || strings.HasPrefix(rest, `'''`)) {
-		q = 3
-	}
-	return strLit{
-		raw:   strings.Contains(prefix, "r"),
-		bytes: strings.Contains(prefix, "b"),
-		f:     strings.Contains(prefix, "f"),
-		body:  rest[q : len(rest)-q],
-	}
-}
-
-// unescape decodes Python's backslash escapes in a (non-raw) str literal.
-// \N{...} escapes and lone surrogates have no Go representation and are
-// errors.
-func unescape(s string) (string, error) {
-	if !strings.Contains(s, `\`) {
-		return s, nil
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c != '\\' || i+1 >= len(s) {
-			b.WriteByte(c)
-			i++
-			continue
-		}
-		e := s[i+1]
-		i += 2
-		switch e {
-		case '\n':
-		case '\\', '\'', '"':
-			b.WriteByte(e)
-		case 'a':
-			b.WriteByte('\a')
-		case 'b':
-			b.WriteByte('\b')
-		case 'f':
-			b.WriteByte('\f')
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		case 't':
-			b.WriteByte('\t')
-		case 'v':
-			b.WriteByte('\v')
-		case '0', '1', '2', '3', '4', '5', '6', '7':
-			j := i - 1
-			for j < len(s) && j < i+2 && s[j] >= '0' && s[j] <= '7' {
-				j++
-			}
-			v, _ := strconv.ParseUint(s[i-1:j], 8, 32)
-			b.WriteRune(rune(v))
-			i = j
-		case 'x', 'u', 'U':
-			n := map[byte]int{'x': 2, 'u': 4, 'U': 8}[e]
-			if i+n > len(s) {
-				return "", fmt.Errorf(`truncated \%c escape`, e)
-			}
-			v, err := strconv.ParseUint(s[i:i+n], 16, 32)
-			if err != nil {
-				return "", fmt.Errorf(`invalid \%c escape %q`, e, s[i:i+n])
-			}
-			if v >= 0xd800 && v < 0xe000 || v > utf8.MaxRune {
-				return "", fmt.Errorf(`escape \%c%s is not a Unicode scalar value`, e, s[i:i+n])
-			}
-			b.WriteRune(rune(v))
-			i += n
-		case 'N':
-			return "", fmt.Errorf(`\N{...} escapes are not supported`)
-		default:
-			b.WriteByte('\\')
-			b.WriteByte(e)
-		}
-	}
-	return b.String(), nil
-}
-
-// stringValue decodes one non-f string literal.
-func stringValue(l strLit) (string, error) {
-	if l.raw {
-		return l.body, nil
-	}
-	return unescape(l.body)
-}
 
 // fstringParts splits the body of an f-string (Python 3.11 rules) into
 // literal text, as *pyConst, and replacement fields, as *pyFormattedValue.
@@ -119,7 +21,7 @@ func fstringParts(body string, raw bool, line int) ([]expr, error) {
 		lit.Reset()
 		if !raw {
 			var err error
-			if s, err = unescape(s); err != nil {
+			if s, err = pyval.Unescape(s); err != nil {
 				return err
 			}
 		}

@@ -3,8 +3,9 @@ package derive
 import (
 	"fmt"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/artist-rl/artist/internal/pyval"
 )
 
 // tokKind is the kind of a Python token.
@@ -27,16 +28,6 @@ type token struct {
 	kind tokKind
 	text string
 	line int
-}
-
-// operators lists Python's operators and delimiters, longest first so that
-// the first match is the longest.
-var operators = []string{
-	"**=", "//=", ">>=", "<<=", "...",
-	"->", ":=", "**", "//", ">>", "<<", "<=", ">=", "==", "!=",
-	"+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "@=",
-	"(", ")", "[", "]", "{", "}", ",", ":", ";", ".",
-	"+", "-", "*", "/", "%", "&", "|", "^", "~", "<", ">", "=", "@",
 }
 
 // lexer turns Python source into tokens the way Python's tokenizer does:
@@ -122,19 +113,15 @@ func (lx *lexer) run() error {
 			if err := lx.str(lx.pos); err != nil {
 				return err
 			}
-		case c >= '0' && c <= '9' || c == '.' && lx.pos+1 < len(lx.src) && isDigit(lx.src[lx.pos+1]):
-			lx.number()
-		case isIdentStart(lx.src[lx.pos:]):
+		case pyval.StartsNumber(lx.src, lx.pos):
+			end := pyval.ScanNumber(lx.src, lx.pos)
+			lx.emit(tNumber, lx.src[lx.pos:end])
+			lx.pos = end
+		case pyval.ScanName(lx.src, lx.pos) > lx.pos:
 			start := lx.pos
-			for lx.pos < len(lx.src) {
-				r, n := utf8.DecodeRuneInString(lx.src[lx.pos:])
-				if r != '_' && !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-					break
-				}
-				lx.pos += n
-			}
+			lx.pos = pyval.ScanName(lx.src, lx.pos)
 			word := lx.src[start:lx.pos]
-			if lx.pos < len(lx.src) && (lx.src[lx.pos] == '"' || lx.src[lx.pos] == '\'') && isStringPrefix(word) {
+			if lx.pos < len(lx.src) && (lx.src[lx.pos] == '"' || lx.src[lx.pos] == '\'') && pyval.IsStringPrefix(word) {
 				if err := lx.str(start); err != nil {
 					return err
 				}
@@ -213,118 +200,32 @@ measured:
 // str scans a string literal whose prefix starts at start and whose quote is
 // at lx.pos.
 func (lx *lexer) str(start int) error {
-	line := lx.line
-	q := lx.src[lx.pos]
-	triple := strings.HasPrefix(lx.src[lx.pos:], strings.Repeat(string(q), 3))
-	if triple {
-		lx.pos += 3
-	} else {
-		lx.pos++
+	end, err := pyval.ScanString(lx.src, lx.pos)
+	if err != nil {
+		return lx.errorf("%v", err)
 	}
-	for {
-		if lx.pos >= len(lx.src) {
-			lx.line = line
-			return lx.errorf("unterminated string literal")
-		}
-		c := lx.src[lx.pos]
-		switch {
-		case c == '\\':
-			if lx.pos+1 < len(lx.src) && lx.src[lx.pos+1] == '\n' {
-				lx.line++
-			}
-			lx.pos += 2
-			continue
-		case c == '\n':
-			if !triple {
-				lx.line = line
-				return lx.errorf("unterminated string literal")
-			}
-			lx.line++
-		case c == q && (!triple || strings.HasPrefix(lx.src[lx.pos:], strings.Repeat(string(q), 3))):
-			if triple {
-				lx.pos += 3
-			} else {
-				lx.pos++
-			}
-			lx.toks = append(lx.toks, token{kind: tString, text: lx.src[start:lx.pos], line: line})
-			return nil
-		}
-		lx.pos++
-	}
-}
-
-// number scans a numeric literal; its value is checked by the parser.
-func (lx *lexer) number() {
-	start := lx.pos
-	s := lx.src
-	if len(s)-lx.pos > 1 && s[lx.pos] == '0' && strings.ContainsRune("xXoObB", rune(s[lx.pos+1])) {
-		lx.pos += 2
-		for lx.pos < len(s) && (isHexDigit(s[lx.pos]) || s[lx.pos] == '_') {
-			lx.pos++
-		}
-	} else {
-		digits := func() {
-			for lx.pos < len(s) && (isDigit(s[lx.pos]) || s[lx.pos] == '_') {
-				lx.pos++
-			}
-		}
-		digits()
-		if lx.pos < len(s) && s[lx.pos] == '.' {
-			lx.pos++
-			digits()
-		}
-		if lx.pos < len(s) && (s[lx.pos] == 'e' || s[lx.pos] == 'E') {
-			j := lx.pos + 1
-			if j < len(s) && (s[j] == '+' || s[j] == '-') {
-				j++
-			}
-			if j < len(s) && isDigit(s[j]) {
-				lx.pos = j
-				digits()
-			}
-		}
-		if lx.pos < len(s) && (s[lx.pos] == 'j' || s[lx.pos] == 'J') {
-			lx.pos++
-		}
-	}
-	lx.emit(tNumber, s[start:lx.pos])
+	lx.toks = append(lx.toks, token{kind: tString, text: lx.src[start:end], line: lx.line})
+	lx.line += strings.Count(lx.src[lx.pos:end], "\n")
+	lx.pos = end
+	return nil
 }
 
 func (lx *lexer) operator() error {
-	for _, op := range operators {
-		if strings.HasPrefix(lx.src[lx.pos:], op) {
-			switch op {
-			case "(", "[", "{":
-				lx.depth++
-			case ")", "]", "}":
-				if lx.depth == lx.base {
-					return lx.errorf("unmatched %q", op)
-				}
-				lx.depth--
-			}
-			lx.emit(tOp, op)
-			lx.pos += len(op)
-			return nil
+	op := pyval.Operator(lx.src[lx.pos:])
+	if op == "" {
+		r, _ := utf8.DecodeRuneInString(lx.src[lx.pos:])
+		return lx.errorf("invalid character %q", r)
+	}
+	switch op {
+	case "(", "[", "{":
+		lx.depth++
+	case ")", "]", "}":
+		if lx.depth == lx.base {
+			return lx.errorf("unmatched %q", op)
 		}
+		lx.depth--
 	}
-	r, _ := utf8.DecodeRuneInString(lx.src[lx.pos:])
-	return lx.errorf("invalid character %q", r)
-}
-
-func isDigit(c byte) bool    { return c >= '0' && c <= '9' }
-func isHexDigit(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
-
-func isIdentStart(s string) bool {
-	r, _ := utf8.DecodeRuneInString(s)
-	return r == '_' || unicode.IsLetter(r)
-}
-
-// isStringPrefix reports whether w is a valid string prefix (r, b, f, u and
-// their combinations rb, br, fr, rf, in any case).
-func isStringPrefix(w string) bool {
-	switch strings.ToLower(w) {
-	case "r", "u", "b", "f", "br", "rb", "fr", "rf":
-		return true
-	}
-	return false
+	lx.emit(tOp, op)
+	lx.pos += len(op)
+	return nil
 }
