@@ -9,6 +9,7 @@ import (
 
 	"github.com/artist-rl/artist/chat"
 	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/openai"
 )
 
 // Chat renders a rollout's turns with a checkpoint's chat template, the
@@ -36,35 +37,79 @@ type Chat struct {
 
 func (c *Chat) opts() chat.Options { return chat.Options{Tools: c.Tools} }
 
-// TaskTools returns the schemas the template sees for task: Tools, then
-// the Adapter's tools of the task's first turn.
-func (c *Chat) TaskTools(task envs.Task) ([]json.RawMessage, error) {
-	if c.Adapter == nil {
-		return c.Tools, nil
+// Opening returns the messages a conversation on task opens with, and c
+// with the task's tools and no Adapter, which renders its later turns.
+// Without an Adapter they are c.System and the user message. With one,
+// the task is presented as the family presents it to a chat-completions
+// server (ChatAdapter.Start), so a model trains on what it is served
+// with: the functions go to the template as tools and leave the user
+// message (BFCL's documentation lines), and a system message of the
+// family's (tau-bench's policy) follows c.System after a blank line. user
+// renders the user message from the task (nil: task.Prompt); with an
+// Adapter it sees the adapter's user message as task.Prompt.
+func (c *Chat) Opening(task envs.Task, user func(envs.Task) string) ([]chat.Message, *Chat, error) {
+	d := *c
+	d.Adapter = nil
+	system := []string{}
+	if c.System != "" {
+		system = append(system, c.System)
 	}
-	_, tools, err := c.Adapter.Start(task)
-	if err != nil {
-		return nil, fmt.Errorf("rollout: task %q: tools: %w", task.ID, err)
-	}
-	out := slices.Clone(c.Tools)
-	for _, t := range tools {
-		raw, err := json.Marshal(t)
+	if c.Adapter != nil {
+		msgs, tools, err := c.Adapter.Start(task)
 		if err != nil {
-			return nil, fmt.Errorf("rollout: task %q: tool %s: %w", task.ID, t.Function.Name, err)
+			return nil, nil, fmt.Errorf("rollout: task %q: %w", task.ID, err)
 		}
-		out = append(out, raw)
+		for _, m := range msgs {
+			text, err := openai.MessageText(m.Content)
+			if err != nil {
+				return nil, nil, fmt.Errorf("rollout: task %q: %s message: %w", task.ID, m.Role, err)
+			}
+			switch m.Role {
+			case "system":
+				system = append(system, text)
+			case "user":
+				task.Prompt = text
+			default:
+				return nil, nil, fmt.Errorf("rollout: task %q: the family opens with a %s message; only system and user messages can open a conversation", task.ID, m.Role)
+			}
+		}
+		d.Tools = slices.Clone(c.Tools)
+		for _, t := range tools {
+			raw, err := json.Marshal(t)
+			if err != nil {
+				return nil, nil, fmt.Errorf("rollout: task %q: tool %s: %w", task.ID, t.Function.Name, err)
+			}
+			d.Tools = append(d.Tools, raw)
+		}
+		if d.Tools == nil {
+			d.Tools = []json.RawMessage{}
+		}
 	}
-	if out == nil {
-		out = []json.RawMessage{}
+	text := task.Prompt
+	if user != nil {
+		text = user(task)
 	}
-	return out, nil
+	var msgs []chat.Message
+	if len(system) > 0 {
+		msgs = append(msgs, chat.Message{Role: "system", Content: strings.Join(system, "\n\n")})
+	}
+	return append(msgs, chat.Message{Role: "user", Content: text}), &d, nil
 }
 
-// withTools is c with the schemas of one task.
-func (c *Chat) withTools(tools []json.RawMessage) *Chat {
-	d := *c
-	d.Tools, d.Adapter = tools, nil
-	return &d
+// OpeningPrompt renders Opening's messages with the generation prompt:
+// the text the policy continues on task, and the Chat of its later turns.
+func (c *Chat) OpeningPrompt(task envs.Task, user func(envs.Task) string) (string, []chat.Message, *Chat, error) {
+	msgs, d, err := c.Opening(task, user)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	opts := d.opts()
+	opts.AddGenerationPrompt = true
+	text, err := d.Template.Render(msgs, opts)
+	if err != nil {
+		return "", nil, nil, fmt.Errorf("rollout: task %q: %w", task.ID, err)
+	}
+	return text, msgs, d, nil
 }
 
 // Messages returns the first messages of a conversation on question user.

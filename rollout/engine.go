@@ -46,14 +46,18 @@ type Engine struct {
 	// text the engine appends after the policy ends its turn; nil means
 	// UserTurnText.
 	UserTurn func(msg string) string
-	// Chat, when set, renders the turns with a chat template: Prompt (nil:
-	// task.Prompt) then gives the user message, which Chat.Prompt wraps;
-	// each tool result is appended as Chat.ToolTurn of its text, in place
-	// of the Format's result block; later user turns are Chat.UserTurn
-	// (UserTurn is not used), less the end-of-turn token when the policy
-	// wrote it. A trajectory whose conversation the template renders other
-	// than its ids (a template that rewrites history) keeps its ids and
-	// has TemplateDiffers set.
+	// Chat, when set, renders the turns with a chat template: the prompt
+	// is Chat.OpeningPrompt of the task (Prompt, nil: task.Prompt, gives
+	// the user message; a family's ChatAdapter moves its functions to the
+	// template's tools); each tool result is appended as Chat.ToolTurn of
+	// its text, in place of the Format's result block; later user turns
+	// are Chat.UserTurn (UserTurn is not used), less the end-of-turn token
+	// when the policy wrote it. The trajectory's Response is then a
+	// transcription in the Format's tags (results in result blocks, user
+	// turns as UserTurnText, the template's text between turns left out),
+	// so rewards read chat and plain rollouts alike. A trajectory whose
+	// conversation the template renders other than its ids (a template
+	// that rewrites history) keeps its ids and has TemplateDiffers set.
 	Chat *Chat
 	// Completer, when set, samples every trajectory on its own, a segment
 	// per request (a rollout server, or LocalCompleter), instead of
@@ -623,6 +627,9 @@ func (r *runner) collect(rows []*row) ([]*Trajectory, error) {
 			t.padNucleus()
 		}
 		t.Response = r.e.Tokenizer.Decode(t.Tokens[t.PromptLen:])
+		if w.chat != nil {
+			t.Response = r.transcript(w)
+		}
 		if err := r.checkTemplate(w); err != nil {
 			return nil, fmt.Errorf("%w (sequence %d)", err, i)
 		}

@@ -23,20 +23,7 @@ func (r *runner) promptText(task envs.Task) (string, []chat.Message, *Chat, erro
 		}
 		return prompt(task), nil, nil, nil
 	}
-	user := task.Prompt
-	if prompt != nil {
-		user = prompt(task)
-	}
-	tools, err := r.e.Chat.TaskTools(task)
-	if err != nil {
-		return "", nil, nil, err
-	}
-	c := r.e.Chat.withTools(tools)
-	text, err := c.Prompt(user)
-	if err != nil {
-		return "", nil, nil, fmt.Errorf("rollout: task %q: %w", task.ID, err)
-	}
-	return text, c.Messages(user), c, nil
+	return r.e.Chat.OpeningPrompt(task, prompt)
 }
 
 // renderTurn renders a later user message: UserTurn's text, or with a
@@ -109,6 +96,38 @@ func (r *runner) chatResult(c *Chat, body []int) ([]int, string, error) {
 			return ids, text, nil
 		}
 	}
+}
+
+// transcript is a chat row's Response: the conversation after its
+// opening in the Format's text, as the plain engine and RemoteChat write
+// it: what the policy wrote, each tool result as its result block, each
+// later user message as UserTurnText. The template's text between turns
+// is left out, so a family's rewards and judges read chat rollouts as
+// they read plain ones; the trajectory's ids keep that text.
+func (r *runner) transcript(w *row) string {
+	f := r.e.Format
+	msgs := w.msgs
+	for i, m := range msgs {
+		if m.Role == "user" {
+			msgs = msgs[i+1:] // the opening ends with its first user message
+			break
+		}
+	}
+	var b strings.Builder
+	calls := 0
+	for _, m := range msgs {
+		switch m.Role {
+		case "tool":
+			calls++
+			b.WriteString(f.ResultOpen(calls) + m.Content + f.ResultClose())
+		case "user":
+			b.WriteString(UserTurnText(m.Content))
+		default:
+			b.WriteString(m.Content)
+		}
+	}
+	b.WriteString(r.said(w.seg))
+	return b.String()
 }
 
 // fail ends a row whose next turn could not be rendered; Run returns err.

@@ -43,7 +43,7 @@ type Trajectory struct {
 	Mask      []uint8    `json:"mask"`
 	LogProbs  []float32  `json:"logprobs"`
 	PromptLen int        `json:"prompt_len"`
-	Response  string     `json:"response"` // decoded text after the prompt, tool results included
+	Response  string     `json:"response"` // decoded text after the prompt, tool results included (with Engine.Chat: a transcription in the format's tags)
 	Calls     []Call     `json:"calls"`
 	Stop      StopReason `json:"stop"`
 	// Turns counts the user turns the policy was given: 1 plus the later

@@ -75,19 +75,14 @@ func (r *Run) userText(t envs.Task) string {
 	return rollout.PromptText(t)
 }
 
-// renderPrompt renders a task's prompt as the engine does: userText, in
-// the chat template with the task's tools when the run has one.
+// renderPrompt renders a task's prompt as the engine does: promptText,
+// or with a chat template the task's opening messages (Chat.Opening: with
+// the family's tools and system message) with the generation prompt.
 func (r *Run) renderPrompt(t envs.Task) string {
-	text := r.promptText(t)
 	if r.Chat == nil {
-		return text
+		return r.promptText(t)
 	}
-	tools, err := r.Chat.TaskTools(t)
-	if err == nil {
-		c := *r.Chat
-		c.Tools, c.Adapter = tools, nil
-		text, err = c.Prompt(text)
-	}
+	text, _, _, err := r.Chat.OpeningPrompt(t, r.promptText)
 	if err != nil {
 		// setupChat rendered this template; only a template that raises
 		// on one task's text gets here.
@@ -159,7 +154,7 @@ func RemotePrompts(c *rollout.Chat) (prompt func(envs.Task) string, userTurn fun
 		return rollout.PromptText, rollout.UserTurnText
 	}
 	prompt = func(t envs.Task) string {
-		text, err := c.Prompt(t.Prompt)
+		text, _, _, err := c.OpeningPrompt(t, nil)
 		if err != nil {
 			panic(fmt.Sprintf("trainer: task %s: %v", t.ID, err)) // Check rendered this template
 		}
