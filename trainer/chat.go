@@ -145,7 +145,7 @@ func (r *Run) chatSegment(s rollout.Segment) string {
 
 // RemotePrompts returns how a client without the server's tokenizer
 // renders prompts and later user turns for prompt.template chat (c from
-// OpenChat): the template's prompt of the task's question, and the
+// OpenChat): the template's prompt of the task's opening (Chat.OpeningPrompt), and the
 // template's whole continuation after the assistant's text, its
 // end-of-turn included. For plain, they are rollout.PromptText and
 // rollout.UserTurnText.
