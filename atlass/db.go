@@ -15,14 +15,15 @@ import (
 // Search ranks the stored tools for a query and returns up to k of them in
 // the given states (approved only when none are given). Get and ByName
 // read one tool in any state. Approve records who approved a tool and
-// when; MarkUsed counts a use of each tool.
+// when; MarkUsed counts a use of each tool. Each stops with ctx's error
+// when ctx ends first.
 type ToolDB interface {
 	Add(ctx context.Context, run envs.Tool, t toollib.Tool, p Provenance, state State) (int64, error)
-	Search(query string, k int, states ...State) ([]Record, error)
-	Get(id int64) (Record, error)
-	ByName(name string) (Record, error) // an error wrapping toollib.ErrNotFound when none
-	Approve(id int64, who string) error
-	MarkUsed(ids ...int64) error
+	Search(ctx context.Context, query string, k int, states ...State) ([]Record, error)
+	Get(ctx context.Context, id int64) (Record, error)
+	ByName(ctx context.Context, name string) (Record, error) // an error wrapping toollib.ErrNotFound when none
+	Approve(ctx context.Context, id int64, who string) error
+	MarkUsed(ctx context.Context, ids ...int64) error
 }
 
 // The database's records, as the pipeline reads them.

@@ -54,7 +54,7 @@
 //
 //	a, _, err := p.Analyze(ctx, task)
 //	plan, _, err := p.Plan(ctx, task, a)
-//	needs, err := p.Needs(plan.Tools)             // candidates per needed tool
+//	needs, err := p.Needs(ctx, plan.Tools)             // candidates per needed tool
 //	matches, _, err := p.Select(ctx, task, needs)
 //	rec, _, err := p.Generate(ctx, task, spec)    // each need whose match has no Existing
 //	sol, err := p.Solve(ctx, task, approvedIDs)   // sol.Traj is the trajectory to score

@@ -55,7 +55,7 @@ func ExamplePipeline_Prepare() {
 	if err != nil {
 		panic(err)
 	}
-	_, tools, err := p.ApprovedTools(tr)
+	_, tools, err := p.ApprovedTools(context.Background(), tr)
 	if err != nil {
 		panic(err)
 	}

@@ -51,7 +51,7 @@ func (d *memDB) Add(ctx context.Context, run envs.Tool, t toollib.Tool, p Proven
 	return id, nil
 }
 
-func (d *memDB) Search(query string, k int, states ...State) ([]Record, error) {
+func (d *memDB) Search(_ context.Context, query string, k int, states ...State) ([]Record, error) {
 	if len(states) == 0 {
 		states = []State{Approved}
 	}
@@ -83,7 +83,7 @@ func (d *memDB) Search(query string, k int, states ...State) ([]Record, error) {
 	return out, nil
 }
 
-func (d *memDB) Get(id int64) (Record, error) {
+func (d *memDB) Get(_ context.Context, id int64) (Record, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if id < 1 || int(id) > len(d.recs) {
@@ -92,7 +92,7 @@ func (d *memDB) Get(id int64) (Record, error) {
 	return d.recs[id-1], nil
 }
 
-func (d *memDB) ByName(name string) (Record, error) {
+func (d *memDB) ByName(_ context.Context, name string) (Record, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, r := range d.recs {
@@ -103,7 +103,7 @@ func (d *memDB) ByName(name string) (Record, error) {
 	return Record{}, fmt.Errorf("memdb: %s: %w", name, toollib.ErrNotFound)
 }
 
-func (d *memDB) Approve(id int64, who string) error {
+func (d *memDB) Approve(_ context.Context, id int64, who string) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if id < 1 || int(id) > len(d.recs) {
@@ -114,7 +114,7 @@ func (d *memDB) Approve(id int64, who string) error {
 	return nil
 }
 
-func (d *memDB) MarkUsed(ids ...int64) error {
+func (d *memDB) MarkUsed(_ context.Context, ids ...int64) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, id := range ids {

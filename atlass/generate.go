@@ -44,7 +44,7 @@ func (p *Pipeline) Generate(ctx context.Context, task envs.Task, spec ToolSpec) 
 		if err != nil {
 			return err
 		}
-		if r, err := p.DB.ByName(t.Name); err == nil {
+		if r, err := p.DB.ByName(ctx, t.Name); err == nil {
 			return errTaken{t.Name, r}
 		} else if !errors.Is(err, toollib.ErrNotFound) {
 			return fatal{fmt.Errorf("look up %s: %w", t.Name, err)}
@@ -61,12 +61,12 @@ func (p *Pipeline) Generate(ctx context.Context, task envs.Task, spec ToolSpec) 
 		return Record{}, log, fmt.Errorf("atlass: generate %s: %w", spec.Name, err)
 	}
 	if p.AutoApprove {
-		if err := p.DB.Approve(id, p.approver()); err != nil {
+		if err := p.DB.Approve(ctx, id, p.approver()); err != nil {
 			return Record{}, log, fmt.Errorf("atlass: auto-approve tool %d: %w", id, err)
 		}
 		log.Note = fmt.Sprintf("tool %d auto-approved by %q (-auto-approve): it was not reviewed by a person", id, p.approver())
 	}
-	rec, err := p.DB.Get(id)
+	rec, err := p.DB.Get(ctx, id)
 	if err != nil {
 		return Record{}, log, fmt.Errorf("atlass: generate %s: read back tool %d: %w", spec.Name, id, err)
 	}

@@ -156,10 +156,10 @@ func (p *Pipeline) Plan(ctx context.Context, task envs.Task, a Analysis) (Plan, 
 // Needs searches the database for the candidates of each spec: up to
 // Candidates approved or pending tools ranked for its name and
 // description. Rejected tools are never offered.
-func (p *Pipeline) Needs(specs []ToolSpec) ([]Need, error) {
+func (p *Pipeline) Needs(ctx context.Context, specs []ToolSpec) ([]Need, error) {
 	needs := make([]Need, len(specs))
 	for i, s := range specs {
-		recs, err := p.DB.Search(s.Name+" "+s.Description, p.candidates(), Approved, Pending)
+		recs, err := p.DB.Search(ctx, s.Name+" "+s.Description, p.candidates(), Approved, Pending)
 		if err != nil {
 			return nil, fmt.Errorf("atlass: search the tool database for %s: %w", s.Name, err)
 		}

@@ -169,14 +169,14 @@ func (p *Pipeline) prepare(ctx context.Context, tr *Transcript) error {
 // ApprovedTools reads the tools of tr again and returns those approved
 // now, each once, in the order provided: what a solver may run. The
 // others (pending, or rejected since) are left out.
-func (p *Pipeline) ApprovedTools(tr *Transcript) ([]int64, []toollib.Tool, error) {
+func (p *Pipeline) ApprovedTools(ctx context.Context, tr *Transcript) ([]int64, []toollib.Tool, error) {
 	var ids []int64
 	var tools []toollib.Tool
 	for _, t := range tr.Tools {
 		if slices.Contains(ids, t.ID) {
 			continue
 		}
-		r, err := p.DB.Get(t.ID)
+		r, err := p.DB.Get(ctx, t.ID)
 		if err != nil {
 			return nil, nil, fmt.Errorf("atlass: read provided tool %d: %w", t.ID, err)
 		}
@@ -225,7 +225,7 @@ func (p *Pipeline) provide(ctx context.Context, tr *Transcript, specs []ToolSpec
 	if len(specs) == 0 {
 		return nil
 	}
-	needs, err := p.Needs(specs)
+	needs, err := p.Needs(ctx, specs)
 	if err != nil {
 		return err
 	}
@@ -241,7 +241,7 @@ func (p *Pipeline) provide(ctx context.Context, tr *Transcript, specs []ToolSpec
 		var rec Record
 		how := "selected"
 		if m := byName[s.Name]; m.Existing != nil {
-			if rec, err = p.DB.Get(*m.Existing); err != nil {
+			if rec, err = p.DB.Get(ctx, *m.Existing); err != nil {
 				return fmt.Errorf("atlass: read selected tool %d: %w", *m.Existing, err)
 			}
 		} else {

@@ -87,7 +87,7 @@ func TestToolUnderAnotherNameIsSelected(t *testing.T) {
 		if system, _ := openai.MessageText(srv.Asked("solve")[0].Messages[0].Content); !strings.Contains(system, "func gcd(a, b int) int // gcd returns") || system != tr.Solution.Prompt {
 			t.Errorf("the solver's instructions do not list gcd, or differ from the transcript's:\n%s", system)
 		}
-		if r, _ := db.Get(id); r.Uses != 1 {
+		if r, _ := db.Get(context.Background(), id); r.Uses != 1 {
 			t.Errorf("gcd has %d uses, want 1", r.Uses)
 		}
 	})
@@ -117,7 +117,7 @@ func TestGeneratedToolFixedFromFeedbackThenApproved(t *testing.T) {
 		if tr.Status != AwaitingApproval || tr.Message != "awaiting approval: artist tools approve 1" {
 			t.Errorf("status %s message %q, want awaiting approval of tool 1", tr.Status, tr.Message)
 		}
-		rec, err := db.Get(1)
+		rec, err := db.Get(context.Background(), 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -131,13 +131,13 @@ func TestGeneratedToolFixedFromFeedbackThenApproved(t *testing.T) {
 		}
 
 		// A person approves it; the next run selects it and solves with it.
-		if err := db.Approve(1, "alice"); err != nil {
+		if err := db.Approve(context.Background(), 1, "alice"); err != nil {
 			t.Fatal(err)
 		}
 		srv2 := serveScript(t, "reuse.txt")
 		tr = runTask(t, srv2.pipeline(db, code), "What is the sum of the digits of 98765?")
 		srv2.check(t)
-		rec, _ = db.Get(1)
+		rec, _ = db.Get(context.Background(), 1)
 		if tr.Status != Solved || tr.Answer != "35" || rec.Decider != "alice" || rec.DecidedAt.IsZero() || rec.Uses != 1 {
 			t.Errorf("after approval: status %s answer %q, record %+v; want solved 35, approved by alice, used once", tr.Status, tr.Answer, rec)
 		}
@@ -173,7 +173,7 @@ func TestPendingToolNeverRunsInSolving(t *testing.T) {
 			if !errors.Is(err, ErrNotApproved) || !strings.Contains(err.Error(), "artist tools approve 1") {
 				t.Errorf("Solve = %v, want ErrNotApproved naming the approve command", err)
 			}
-			if r, _ := db.Get(id); r.Uses != 0 || len(code.calls()) != before {
+			if r, _ := db.Get(context.Background(), id); r.Uses != 0 || len(code.calls()) != before {
 				t.Errorf("the refused tool was used (%d uses, %d calls)", r.Uses, len(code.calls())-before)
 			}
 		})
@@ -198,7 +198,7 @@ func TestAutoApproveIsRecorded(t *testing.T) {
 		if tr.Status != Solved || tr.Answer != "3628800" {
 			t.Fatalf("status %s answer %q (%s), want solved 3628800", tr.Status, tr.Answer, tr.Message)
 		}
-		rec, _ := db.Get(1)
+		rec, _ := db.Get(context.Background(), 1)
 		if rec.State != Approved || rec.Decider != "nightly-rl" || rec.Uses != 1 {
 			t.Errorf("record %+v, want approved by nightly-rl and used once", rec)
 		}

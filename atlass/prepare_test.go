@@ -60,7 +60,7 @@ func TestPrepare(t *testing.T) {
 			if got := strings.Join(phasesOf(tr), " "); tr.Status != c.status || got != c.phases {
 				t.Errorf("status %q phases %q, want %q %q (%s)", tr.Status, got, c.status, c.phases, tr.Message)
 			}
-			ids, tools, err := p.ApprovedTools(tr)
+			ids, tools, err := p.ApprovedTools(context.Background(), tr)
 			if err != nil || len(ids) != c.tools || len(tools) != c.tools {
 				t.Fatalf("approved tools %v, %v; want %d", ids, err, c.tools)
 			}

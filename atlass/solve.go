@@ -49,7 +49,7 @@ var ErrNotApproved = errors.New("atlass: tool not approved")
 func (p *Pipeline) Solve(ctx context.Context, task envs.Task, ids []int64) (Solution, error) {
 	tools := make([]toollib.Tool, len(ids))
 	for i, id := range ids {
-		r, err := p.DB.Get(id)
+		r, err := p.DB.Get(ctx, id)
 		if err != nil {
 			return Solution{}, fmt.Errorf("atlass: solve: tool %d: %w", id, err)
 		}
@@ -63,7 +63,7 @@ func (p *Pipeline) Solve(ctx context.Context, task envs.Task, ids []int64) (Solu
 		return Solution{}, err
 	}
 	if used := called(traj, ids, tools); len(used) > 0 {
-		if err := p.DB.MarkUsed(used...); err != nil {
+		if err := p.DB.MarkUsed(ctx, used...); err != nil {
 			return Solution{}, fmt.Errorf("atlass: solve: mark tools used: %w", err)
 		}
 	}

@@ -71,7 +71,7 @@ func (t *Teacher) Demonstrations(ctx context.Context, task envs.Task, truth fami
 	if len(plan.Tools) == 0 {
 		return demos, nil
 	}
-	needs, err := p.Needs(plan.Tools)
+	needs, err := p.Needs(ctx, plan.Tools)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +87,7 @@ func (t *Teacher) Demonstrations(ctx context.Context, task envs.Task, truth fami
 		if matches[i].Existing != nil {
 			continue
 		}
-		if _, err := p.DB.ByName(nt.Name); err == nil {
+		if _, err := p.DB.ByName(ctx, nt.Name); err == nil {
 			continue // stored, but not offered: Generate would refuse the name
 		} else if !errors.Is(err, toollib.ErrNotFound) {
 			return nil, fail("generate", err)

@@ -56,7 +56,7 @@ func seedDB(t *testing.T, code envs.Tool, file string) *toollib.DB {
 		t.Fatal(err)
 	}
 	for _, id := range ids {
-		if err := db.Approve(id, "seed"); err != nil {
+		if err := db.Approve(context.Background(), id, "seed"); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -119,7 +119,7 @@ func TestTeacherArith(t *testing.T) {
 			if len(tr.Tools) != 1 || tr.Tools[0].How != c.how || tr.Tools[0].Name != c.name {
 				t.Fatalf("provided %+v, want %s %s", tr.Tools, c.how, c.name)
 			}
-			rec, err := db.Get(tr.Tools[0].ID)
+			rec, err := db.Get(context.Background(), tr.Tools[0].ID)
 			if err != nil || !rec.Verified {
 				t.Errorf("the provided tool %d: %+v, %v; want a verified stored tool", tr.Tools[0].ID, rec, err)
 			}

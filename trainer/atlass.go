@@ -124,7 +124,7 @@ func (r *Run) atlassBatch(ctx context.Context, step int, rng *rand.Rand, m Metri
 		if err != nil {
 			return nil, fmt.Errorf("atlass: task %s: %w", task.ID, err)
 		}
-		ids, tools, err := pipe.ApprovedTools(tr)
+		ids, tools, err := pipe.ApprovedTools(ctx, tr)
 		if err != nil {
 			return nil, err
 		}

@@ -140,7 +140,7 @@ func TestAtlassBatch(t *testing.T) {
 				if p := r.promptOf(0, b); !strings.Contains(p, listing+"func gcd(a, b int) int") {
 					t.Errorf("the solver's prompt does not list gcd:\n%s", p)
 				}
-				gcd, err := r.lib.Lib.Get(1)
+				gcd, err := r.lib.Lib.Get(context.Background(), 1)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -153,7 +153,7 @@ func TestAtlassBatch(t *testing.T) {
 		{name: "generated stays pending", scripts: []string{"generated.txt"}, phases: "analyze plan select generate solve",
 			metrics: Metrics{"atlass/generated": 1, "atlass/gen_attempts": 2, "atlass/awaiting_approval": 1, "atlass/solver_tools": 0},
 			check: func(t *testing.T, r *Run, b *stepBatch) {
-				rec, err := r.lib.Lib.ByName("triple")
+				rec, err := r.lib.Lib.ByName(context.Background(), "triple")
 				if err != nil || rec.State != toollib.Pending || rec.Provenance.Source != "atlass" || rec.Provenance.Task != b.trajs[0].Task.ID {
 					t.Errorf("triple: %+v, %v; want it pending from atlass on the task", rec, err)
 				}
@@ -167,7 +167,7 @@ func TestAtlassBatch(t *testing.T) {
 		{name: "auto-approved and reused", scripts: []string{"generated.txt", "reuse.txt"}, auto: true, phases: "analyze plan select generate solve",
 			metrics: Metrics{"atlass/generated": 0.5, "atlass/selected": 0.5, "atlass/awaiting_approval": 0, "atlass/solver_tools": 1},
 			check: func(t *testing.T, r *Run, b *stepBatch) {
-				rec, err := r.lib.Lib.ByName("triple")
+				rec, err := r.lib.Lib.ByName(context.Background(), "triple")
 				if err != nil || rec.State != toollib.Approved || rec.ID != 2 || rec.Decider == "" {
 					t.Errorf("triple: %+v, %v; want it approved as tool 2 with its decider", rec, err)
 				}

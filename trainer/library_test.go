@@ -77,7 +77,7 @@ func TestToolLibrary(t *testing.T) {
 	if r.lib.Grown() != 1 || r.lib.Lib.Len() != 2 {
 		t.Fatalf("grown %d, library %d; want triple added", r.lib.Grown(), r.lib.Lib.Len())
 	}
-	if tr, err := r.lib.Lib.ByName("triple"); err != nil || tr.State != toollib.Pending || tr.Provenance.Task != "g" {
+	if tr, err := r.lib.Lib.ByName(context.Background(), "triple"); err != nil || tr.State != toollib.Pending || tr.Provenance.Task != "g" {
 		t.Errorf("grown triple: %+v, %v; want it pending, from task g", tr, err)
 	}
 	if p := r.promptText(envs.Task{Prompt: "triple a number"}); strings.Contains(p, "triple") && strings.Contains(p, "Library") {

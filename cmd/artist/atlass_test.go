@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -97,11 +98,11 @@ func TestAtlassCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	pending, err := d.Get(1)
+	pending, err := d.Get(context.Background(), 1)
 	if err != nil || pending.Tool.Name != "digitSum" || pending.State != toollib.Pending || pending.Provenance != (toollib.Provenance{Task: "digits", Run: out, Source: "atlass"}) {
 		t.Errorf("tool 1 = %+v (%v), want digitSum pending from task digits", pending, err)
 	}
-	auto, err := d.Get(2)
+	auto, err := d.Get(context.Background(), 2)
 	if err != nil || auto.Tool.Name != "factorial" || auto.Provenance.Task != "fact10" || auto.State != toollib.Approved || auto.Decider != "artist atlass -auto-approve" || auto.Uses != 1 {
 		t.Errorf("tool 2 = %+v (%v), want factorial auto-approved and used once", auto, err)
 	}

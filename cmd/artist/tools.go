@@ -225,7 +225,7 @@ func addToolFile(ctx context.Context, d *toollib.DB, s *sandbox.Sandbox, file, w
 		id, err = d.Add(ctx, s, t, toollib.Provenance{Source: "human"}, toollib.Pending)
 	}
 	if err == nil && who != "" {
-		err = d.Approve(id, who)
+		err = d.Approve(ctx, id, who)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", file, err)
@@ -265,7 +265,7 @@ func runToolsImport(ctx context.Context, args []string, stdout, stderr io.Writer
 			errs = append(errs, err)
 			for _, id := range ids {
 				if who != "" {
-					errs = append(errs, d.Approve(id, who))
+					errs = append(errs, d.Approve(ctx, id, who))
 				}
 			}
 			fmt.Fprintf(stdout, "imported %d tools from %s (%s)\n", len(ids), f, decision(who))
@@ -275,7 +275,7 @@ func runToolsImport(ctx context.Context, args []string, stdout, stderr io.Writer
 }
 
 // runToolsSearch prints the tools that best match the query.
-func runToolsSearch(_ context.Context, args []string, stdout, stderr io.Writer) error {
+func runToolsSearch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	c := newToolsCmd("search", stderr, false)
 	k := c.fs.Int("k", 3, "most tools to print")
 	state := c.stateFlag(string(toollib.Approved))
@@ -291,17 +291,17 @@ func runToolsSearch(_ context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	return c.withDB(func(d *toollib.DB) error {
-		recs, err := d.Search(strings.Join(c.args, " "), *k, sts...)
+		recs, err := d.Search(ctx, strings.Join(c.args, " "), *k, sts...)
 		printRecords(stdout, recs, false)
 		if err == nil && len(recs) == 0 {
-			explainNoMatch(d, sts, stderr)
+			explainNoMatch(ctx, d, sts, stderr)
 		}
 		return err
 	})
 }
 
 // runToolsList prints every tool, or those in one state.
-func runToolsList(_ context.Context, args []string, stdout, stderr io.Writer) error {
+func runToolsList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	c := newToolsCmd("list", stderr, false)
 	state := c.stateFlag("")
 	if err := c.parse(args, stderr); err != nil {
@@ -315,7 +315,7 @@ func runToolsList(_ context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	return c.withDB(func(d *toollib.DB) error {
-		recs, err := d.List(sts...)
+		recs, err := d.List(ctx, sts...)
 		printRecords(stdout, recs, false)
 		return err
 	})
@@ -323,7 +323,7 @@ func runToolsList(_ context.Context, args []string, stdout, stderr io.Writer) er
 
 // runToolsPending prints the tools waiting for a decision and where each
 // came from.
-func runToolsPending(_ context.Context, args []string, stdout, stderr io.Writer) error {
+func runToolsPending(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	c := newToolsCmd("pending", stderr, false)
 	if err := c.parse(args, stderr); err != nil {
 		return err
@@ -332,7 +332,7 @@ func runToolsPending(_ context.Context, args []string, stdout, stderr io.Writer)
 		return err
 	}
 	return c.withDB(func(d *toollib.DB) error {
-		recs, err := d.List(toollib.Pending)
+		recs, err := d.List(ctx, toollib.Pending)
 		printRecords(stdout, recs, true)
 		return err
 	})
@@ -363,7 +363,7 @@ func origin(r toollib.Record) string {
 }
 
 // runToolsShow prints everything the database holds about one tool.
-func runToolsShow(_ context.Context, args []string, stdout, stderr io.Writer) error {
+func runToolsShow(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	c := newToolsCmd("show", stderr, false)
 	if err := c.parse(args, stderr); err != nil {
 		return err
@@ -373,7 +373,7 @@ func runToolsShow(_ context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	return c.withDB(func(d *toollib.DB) error {
-		r, err := d.Get(id)
+		r, err := d.Get(ctx, id)
 		if err != nil {
 			return err
 		}
@@ -396,22 +396,22 @@ func runToolsShow(_ context.Context, args []string, stdout, stderr io.Writer) er
 }
 
 // runToolsApprove approves a tool, recording who and when.
-func runToolsApprove(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	return decide("approve", args, stdout, stderr, func(d *toollib.DB, id int64, who, _ string) error {
-		return d.Approve(id, who)
+func runToolsApprove(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return decide(ctx, "approve", args, stdout, stderr, func(d *toollib.DB, id int64, who, _ string) error {
+		return d.Approve(ctx, id, who)
 	})
 }
 
 // runToolsReject rejects a tool, recording who, when and why.
-func runToolsReject(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	return decide("reject", args, stdout, stderr, func(d *toollib.DB, id int64, who, reason string) error {
-		return d.Reject(id, who, reason)
+func runToolsReject(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	return decide(ctx, "reject", args, stdout, stderr, func(d *toollib.DB, id int64, who, reason string) error {
+		return d.Reject(ctx, id, who, reason)
 	})
 }
 
 // decide parses `approve|reject ID [-reason TEXT] [-by WHO]`, records the
 // decision and prints it.
-func decide(name string, args []string, stdout, stderr io.Writer, do func(d *toollib.DB, id int64, who, reason string) error) error {
+func decide(ctx context.Context, name string, args []string, stdout, stderr io.Writer, do func(d *toollib.DB, id int64, who, reason string) error) error {
 	c := newToolsCmd(name, stderr, true)
 	var reason *string
 	if name == "reject" {
@@ -439,7 +439,7 @@ func decide(name string, args []string, stdout, stderr io.Writer, do func(d *too
 		if err := do(d, id, who, why); err != nil {
 			return err
 		}
-		r, err := d.Get(id)
+		r, err := d.Get(ctx, id)
 		if err != nil {
 			return err
 		}
@@ -450,8 +450,8 @@ func decide(name string, args []string, stdout, stderr io.Writer, do func(d *too
 
 // explainNoMatch says on w why a search found nothing: no tool in the
 // states searched (by default: none approved yet), or none that matches.
-func explainNoMatch(d *toollib.DB, sts []toollib.State, w io.Writer) {
-	in, err := d.List(sts...)
+func explainNoMatch(ctx context.Context, d *toollib.DB, sts []toollib.State, w io.Writer) {
+	in, err := d.List(ctx, sts...)
 	if err != nil {
 		return
 	}

@@ -79,7 +79,9 @@ func (a *Augment) retrieve(task envs.Task) []Record {
 	if a.Lib == nil || a.K <= 0 {
 		return nil
 	}
-	recs, err := a.Lib.Search(task.Prompt, a.K)
+	// envs.SessionTool opens sessions without a context: retrieval is
+	// bounded by the database, not by a caller.
+	recs, err := a.Lib.Search(context.Background(), task.Prompt, a.K)
 	a.record(err)
 	return recs
 }
@@ -117,7 +119,7 @@ func (a *Augment) grow(ctx context.Context, task, input string, r envs.Result) {
 		state = Approved
 	}
 	for _, t := range Harvest(input) {
-		if _, err := a.Lib.ByName(t.Name); err == nil {
+		if _, err := a.Lib.ByName(ctx, t.Name); err == nil {
 			continue
 		}
 		if _, err := a.Lib.Add(ctx, a.Inner, t, Provenance{Task: task, Run: a.Run, Source: "grow"}, state); err == nil {
@@ -159,7 +161,9 @@ func (s *session) Close() error {
 		}
 	}
 	if len(ids) > 0 {
-		s.a.record(s.a.Lib.MarkUsed(ids...))
+		// The count is recorded even after the rollout's context ended:
+		// the calls did run (envs.ToolSession.Close takes no context).
+		s.a.record(s.a.Lib.MarkUsed(context.Background(), ids...))
 	}
 	return s.inner.Close()
 }

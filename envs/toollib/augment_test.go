@@ -41,7 +41,7 @@ func TestAugmentSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, want := range map[string]int{"isPrime": 1, "digitSum": 1, "gcd": 0} {
-		if r, _ := a.Lib.ByName(name); r.Uses != want {
+		if r, _ := a.Lib.ByName(context.Background(), name); r.Uses != want {
 			t.Errorf("%s has %d uses, want %d (one per session that called it)", name, r.Uses, want)
 		}
 	}
@@ -116,7 +116,7 @@ fmt.Println(cube(2), triple(2))`
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			lib := fixtureDB(t, s)
-			prime, _ := lib.ByName("isPrime")
+			prime, _ := lib.ByName(context.Background(), "isPrime")
 			a := &Augment{Inner: s, Lib: lib, K: 1, Grow: c.grow, AutoApprove: c.auto, Run: "runs/x"}
 			sess := a.OpenSession(envs.Task{ID: "task-7", Prompt: "cube"})
 			sess.Call(ctx, c.input)
@@ -125,22 +125,22 @@ fmt.Println(cube(2), triple(2))`
 				t.Errorf("Grown() = %d, Len() = %d; want %d grown", a.Grown(), lib.Len(), c.grown)
 			}
 			for _, n := range c.has {
-				if _, err := lib.ByName(n); err != nil {
+				if _, err := lib.ByName(context.Background(), n); err != nil {
 					t.Errorf("library lacks %s", n)
 				}
 			}
 			for _, n := range c.lacks {
-				if _, err := lib.ByName(n); err == nil {
+				if _, err := lib.ByName(context.Background(), n); err == nil {
 					t.Errorf("library has %s", n)
 				}
 			}
-			if again, _ := lib.ByName("isPrime"); again.Tool.Source != prime.Tool.Source {
+			if again, _ := lib.ByName(context.Background(), "isPrime"); again.Tool.Source != prime.Tool.Source {
 				t.Error("growth replaced a library tool")
 			}
 			if c.grown == 0 {
 				return
 			}
-			cube, _ := lib.ByName("cube")
+			cube, _ := lib.ByName(context.Background(), "cube")
 			if want := (Provenance{Task: "task-7", Run: "runs/x", Source: "grow"}); cube.State != c.state || cube.Provenance != want {
 				t.Errorf("grown cube: state %s, provenance %+v; want %s, %+v", cube.State, cube.Provenance, c.state, want)
 			}
@@ -174,7 +174,7 @@ func TestAugmentConcurrent(t *testing.T) {
 	if a.Grown() != 1 || a.Lib.Len() != 5 || a.Err() != nil {
 		t.Errorf("Grown() = %d, Len() = %d, Err() = %v; want inc added once", a.Grown(), a.Lib.Len(), a.Err())
 	}
-	if b, _ := a.Lib.ByName("binomial"); b.Uses != 4 {
+	if b, _ := a.Lib.ByName(context.Background(), "binomial"); b.Uses != 4 {
 		t.Errorf("binomial has %d uses, want one per session", b.Uses)
 	}
 }

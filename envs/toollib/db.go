@@ -160,7 +160,7 @@ func (d *DB) Add(ctx context.Context, run envs.Tool, t Tool, p Provenance, state
 	if !slices.Contains(Sources, p.Source) {
 		return 0, fmt.Errorf("toollib: add %s: unknown provenance source %q (valid: %s)", t.Name, p.Source, strings.Join(Sources, ", "))
 	}
-	if _, err := d.ByName(t.Name); err == nil {
+	if _, err := d.ByName(ctx, t.Name); err == nil {
 		return 0, errDuplicate(t.Name)
 	} else if !errors.Is(err, ErrNotFound) {
 		return 0, err
@@ -280,18 +280,18 @@ func caseLine(c Case) string {
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 // Get returns the tool with id; ErrNotFound when there is none.
-func (d *DB) Get(id int64) (Record, error) {
-	return d.one(fmt.Sprintf("id %d", id), `SELECT `+toolColumns("")+` FROM tools WHERE id = ?`, id)
+func (d *DB) Get(ctx context.Context, id int64) (Record, error) {
+	return d.one(ctx, fmt.Sprintf("id %d", id), `SELECT `+toolColumns("")+` FROM tools WHERE id = ?`, id)
 }
 
 // ByName returns the tool named name, in any state; ErrNotFound when
 // there is none.
-func (d *DB) ByName(name string) (Record, error) {
-	return d.one(fmt.Sprintf("name %q", name), `SELECT `+toolColumns("")+` FROM tools WHERE name = ?`, name)
+func (d *DB) ByName(ctx context.Context, name string) (Record, error) {
+	return d.one(ctx, fmt.Sprintf("name %q", name), `SELECT `+toolColumns("")+` FROM tools WHERE name = ?`, name)
 }
 
-func (d *DB) one(what, query string, arg any) (Record, error) {
-	r, err := scanRecord(d.db.QueryRow(query, arg))
+func (d *DB) one(ctx context.Context, what, query string, arg any) (Record, error) {
+	r, err := scanRecord(d.db.QueryRowContext(ctx, query, arg))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Record{}, fmt.Errorf("%w with %s in %s", ErrNotFound, what, d.path)
 	}
@@ -303,12 +303,12 @@ func (d *DB) one(what, query string, arg any) (Record, error) {
 
 // List returns the tools in the given states (approved only when none is
 // given), sorted by name.
-func (d *DB) List(states ...State) ([]Record, error) {
+func (d *DB) List(ctx context.Context, states ...State) ([]Record, error) {
 	in, args, err := stateFilter(states)
 	if err != nil {
 		return nil, err
 	}
-	return d.query(`SELECT `+toolColumns("")+` FROM tools WHERE state IN (`+in+`) ORDER BY name`, args...)
+	return d.query(ctx, `SELECT `+toolColumns("")+` FROM tools WHERE state IN (`+in+`) ORDER BY name`, args...)
 }
 
 // Len returns the number of tools in every state, or -1 when the database
@@ -323,30 +323,32 @@ func (d *DB) Len() int {
 
 // Approve marks the tool approved by who, now. Approving a rejected tool
 // clears its reason; approving an approved one is an error.
-func (d *DB) Approve(id int64, who string) error { return d.decide(id, who, Approved, "") }
+func (d *DB) Approve(ctx context.Context, id int64, who string) error {
+	return d.decide(ctx, id, who, Approved, "")
+}
 
 // Reject marks the tool rejected by who, now, for reason, which must not
 // be empty. A rejected tool keeps its name: a new tool needs another.
-func (d *DB) Reject(id int64, who, reason string) error {
+func (d *DB) Reject(ctx context.Context, id int64, who, reason string) error {
 	if strings.TrimSpace(reason) == "" {
 		return fmt.Errorf("toollib: reject %d: give the reason", id)
 	}
-	return d.decide(id, who, Rejected, reason)
+	return d.decide(ctx, id, who, Rejected, reason)
 }
 
 // decide records a decision on tool id.
-func (d *DB) decide(id int64, who string, to State, reason string) error {
+func (d *DB) decide(ctx context.Context, id int64, who string, to State, reason string) error {
 	verb := map[State]string{Approved: "approve", Rejected: "reject"}[to]
 	if strings.TrimSpace(who) == "" {
 		return fmt.Errorf("toollib: %s %d: name who decides", verb, id)
 	}
-	tx, err := d.db.Begin()
+	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("toollib: %s %d: %w", verb, id, err)
 	}
 	defer tx.Rollback()
 	var cur, decider, at string
-	err = tx.QueryRow(`SELECT state, decider, decided_at FROM tools WHERE id = ?`, id).Scan(&cur, &decider, &at)
+	err = tx.QueryRowContext(ctx, `SELECT state, decider, decided_at FROM tools WHERE id = ?`, id).Scan(&cur, &decider, &at)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return fmt.Errorf("%w with id %d in %s", ErrNotFound, id, d.path)
@@ -355,7 +357,7 @@ func (d *DB) decide(id int64, who string, to State, reason string) error {
 	case State(cur) == to:
 		return fmt.Errorf("toollib: %s %d: already %s by %s at %s", verb, id, to, decider, at)
 	}
-	_, err = tx.Exec(`UPDATE tools SET state = ?, decider = ?, decided_at = ?, reason = ? WHERE id = ?`,
+	_, err = tx.ExecContext(ctx, `UPDATE tools SET state = ?, decider = ?, decided_at = ?, reason = ? WHERE id = ?`,
 		string(to), who, stamp(time.Now()), reason, id)
 	if err == nil {
 		err = tx.Commit()
@@ -369,17 +371,17 @@ func (d *DB) decide(id int64, who string, to State, reason string) error {
 // MarkUsed adds one use to each tool of ids (an id given twice counts
 // twice), in one transaction: an unknown id changes nothing and is an
 // error.
-func (d *DB) MarkUsed(ids ...int64) error {
+func (d *DB) MarkUsed(ctx context.Context, ids ...int64) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	tx, err := d.db.Begin()
+	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("toollib: mark used: %w", err)
 	}
 	defer tx.Rollback()
 	for _, id := range ids {
-		res, err := tx.Exec(`UPDATE tools SET uses = uses + 1 WHERE id = ?`, id)
+		res, err := tx.ExecContext(ctx, `UPDATE tools SET uses = uses + 1 WHERE id = ?`, id)
 		if err != nil {
 			return fmt.Errorf("toollib: mark used: %w", err)
 		}

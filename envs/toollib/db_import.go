@@ -58,7 +58,7 @@ func (d *DB) ImportTools(ctx context.Context, run envs.Tool, jsonPath string) ([
 
 // importTool adds one tool of a JSON file; 0 when it is already stored.
 func (d *DB) importTool(ctx context.Context, run envs.Tool, old Tool, jsonPath string) (int64, error) {
-	if have, err := d.ByName(old.Name); err == nil && have.Tool.Source == old.Source {
+	if have, err := d.ByName(ctx, old.Name); err == nil && have.Tool.Source == old.Source {
 		return 0, nil
 	}
 	t, err := ParseTool(old.Source)

@@ -1,6 +1,7 @@
 package toollib
 
 import (
+	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -75,12 +76,12 @@ func stateFilter(states []State) (string, []any, error) {
 // query returns the records a select of toolColumns yields. Its
 // statements are prepared once and kept until Close: a search runs for
 // every trajectory, and parsing the statement was half its cost.
-func (d *DB) query(q string, args ...any) ([]Record, error) {
+func (d *DB) query(ctx context.Context, q string, args ...any) ([]Record, error) {
 	stmt, err := d.prepared(q)
 	if err != nil {
 		return nil, fmt.Errorf("toollib: %s: %w", d.path, err)
 	}
-	rows, err := stmt.Query(args...)
+	rows, err := stmt.QueryContext(ctx, args...)
 	if err != nil {
 		return nil, fmt.Errorf("toollib: %s: %w", d.path, err)
 	}

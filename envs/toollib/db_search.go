@@ -23,7 +23,7 @@ const ftsWeights = "2.0, 1.0, 0.5, 0.5"
 // finds "prime"). The query is read as words (see words); a tool matching
 // any of them is a candidate. Ties are broken by name; a query without
 // words finds nothing.
-func (d *DB) Search(query string, k int, states ...State) ([]Record, error) {
+func (d *DB) Search(ctx context.Context, query string, k int, states ...State) ([]Record, error) {
 	in, args, err := stateFilter(states)
 	if err != nil {
 		return nil, err
@@ -35,7 +35,7 @@ func (d *DB) Search(query string, k int, states ...State) ([]Record, error) {
 	q := `SELECT ` + toolColumns("tools") + ` FROM tools_fts JOIN tools ON tools.id = tools_fts.rowid
 		WHERE tools_fts MATCH ? AND tools.state IN (` + in + `)
 		ORDER BY bm25(tools_fts, ` + ftsWeights + `), tools.name LIMIT ?`
-	return d.query(q, append(append([]any{match}, args...), k)...)
+	return d.query(ctx, q, append(append([]any{match}, args...), k)...)
 }
 
 // ftsQuery is the FTS5 query of text: its distinct words of two letters

@@ -27,7 +27,7 @@ func TestMigrateV1(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := old.Search("divisor", 1); err == nil {
+	if _, err := old.Search(context.Background(), "divisor", 1); err == nil {
 		t.Fatal("a version 1 database has a search index")
 	}
 	old.Close()
@@ -41,7 +41,7 @@ func TestMigrateV1(t *testing.T) {
 	if err := d.db.QueryRow(`SELECT version FROM schema_version`).Scan(&v); err != nil || v != len(migrations) {
 		t.Fatalf("schema version %d, %v; want %d", v, err, len(migrations))
 	}
-	recs, err := d.Search("greatest common divisor", 3)
+	recs, err := d.Search(context.Background(), "greatest common divisor", 3)
 	if err != nil || len(recs) != 1 {
 		t.Fatalf("Search after migrating = %v, %v; want gcd", recs, err)
 	}
@@ -103,7 +103,7 @@ func TestDBConcurrent(t *testing.T) {
 	})
 	seen := 0
 	for seen < n {
-		recs, err := r.Search("adds number", n)
+		recs, err := r.Search(context.Background(), "adds number", n)
 		if err != nil {
 			t.Fatalf("read while writing: %v", err)
 		}
@@ -111,7 +111,7 @@ func TestDBConcurrent(t *testing.T) {
 			t.Fatalf("the reader saw %d tools, then %d", seen, len(recs))
 		}
 		seen = len(recs)
-		if _, err := r.List(); err != nil {
+		if _, err := r.List(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -134,7 +134,7 @@ func TestImport(t *testing.T) {
 	if n != 2 || err == nil || !strings.Contains(err.Error(), `tool 2 (shout)`) || !strings.Contains(err.Error(), `WANT "HI!" is not a Go value`) {
 		t.Fatalf("Import = %d, %v; want 2 and an error naming shout's example", n, err)
 	}
-	r, err := d.ByName("gcd")
+	r, err := d.ByName(context.Background(), "gcd")
 	if err != nil || r.State != Pending || r.Provenance != (Provenance{Run: lib, Source: "import"}) {
 		t.Errorf("imported gcd: %+v, %v", r, err)
 	}

@@ -46,7 +46,7 @@ func TestDBAdd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := d.Get(id)
+	got, err := d.Get(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestDBAdd(t *testing.T) {
 		got.Decider != "" || !got.DecidedAt.IsZero() || got.Created.Before(before) {
 		t.Errorf("Get(%d) = %+v", id, got)
 	}
-	if byName, err := d.ByName("gcd"); err != nil || byName.ID != id {
+	if byName, err := d.ByName(context.Background(), "gcd"); err != nil || byName.ID != id {
 		t.Errorf("ByName(gcd) = %+v, %v", byName, err)
 	}
 	rejects := []struct {
@@ -86,8 +86,8 @@ func TestDBAdd(t *testing.T) {
 		t.Errorf("Len = %d after the rejects, want 1", n)
 	}
 	for _, lookup := range []func() error{
-		func() error { _, err := d.Get(99); return err },
-		func() error { _, err := d.ByName("nope"); return err },
+		func() error { _, err := d.Get(context.Background(), 99); return err },
+		func() error { _, err := d.ByName(context.Background(), "nope"); return err },
 	} {
 		if err := lookup(); !errors.Is(err, ErrNotFound) {
 			t.Errorf("lookup of a missing tool: %v, want ErrNotFound", err)
@@ -110,14 +110,14 @@ func TestDBApproval(t *testing.T) {
 		t.Fatal(err)
 	}
 	found := func(states ...State) bool {
-		recs, err := d.Search("prime number", 3, states...)
+		recs, err := d.Search(context.Background(), "prime number", 3, states...)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return len(recs) == 1 && recs[0].ID == id
 	}
 	listed := func(states ...State) bool {
-		recs, err := d.List(states...)
+		recs, err := d.List(context.Background(), states...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -131,12 +131,12 @@ func TestDBApproval(t *testing.T) {
 		do   func() error
 		want string // error text; "" for success
 	}{
-		{"approve without who", func() error { return d.Approve(id, " ") }, "name who decides"},
-		{"approve", func() error { return d.Approve(id, "ada") }, ""},
-		{"approve twice", func() error { return d.Approve(id, "bob") }, "already approved by ada"},
-		{"reject without reason", func() error { return d.Reject(id, "bob", "") }, "give the reason"},
-		{"reject unknown", func() error { return d.Reject(42, "bob", "x") }, "no such tool with id 42"},
-		{"reject", func() error { return d.Reject(id, "bob", "slow") }, ""},
+		{"approve without who", func() error { return d.Approve(context.Background(), id, " ") }, "name who decides"},
+		{"approve", func() error { return d.Approve(context.Background(), id, "ada") }, ""},
+		{"approve twice", func() error { return d.Approve(context.Background(), id, "bob") }, "already approved by ada"},
+		{"reject without reason", func() error { return d.Reject(context.Background(), id, "bob", "") }, "give the reason"},
+		{"reject unknown", func() error { return d.Reject(context.Background(), 42, "bob", "x") }, "no such tool with id 42"},
+		{"reject", func() error { return d.Reject(context.Background(), id, "bob", "slow") }, ""},
 	}
 	for _, st := range steps {
 		err := st.do()
@@ -144,20 +144,20 @@ func TestDBApproval(t *testing.T) {
 			t.Fatalf("%s: error %v, want %q", st.name, err, st.want)
 		}
 		if st.name == "approve" {
-			r, _ := d.Get(id)
+			r, _ := d.Get(context.Background(), id)
 			if r.State != Approved || r.Decider != "ada" || time.Since(r.DecidedAt) > time.Minute || !found() || !listed() {
 				t.Fatalf("after approve: %+v", r)
 			}
 		}
 	}
-	r, _ := d.Get(id)
+	r, _ := d.Get(context.Background(), id)
 	if r.State != Rejected || r.Decider != "bob" || r.Reason != "slow" || found() || !found(Rejected) {
 		t.Errorf("after reject: %+v", r)
 	}
-	if err := d.Approve(id, "ada"); err != nil {
+	if err := d.Approve(context.Background(), id, "ada"); err != nil {
 		t.Fatal(err)
 	}
-	if r, _ := d.Get(id); r.Reason != "" || r.State != Approved {
+	if r, _ := d.Get(context.Background(), id); r.Reason != "" || r.State != Approved {
 		t.Errorf("approving a rejected tool: %+v, want approved without a reason", r)
 	}
 }
@@ -181,7 +181,7 @@ func TestDBSearch(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			recs, err := d.Search(c.query, c.k)
+			recs, err := d.Search(context.Background(), c.query, c.k)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -191,7 +191,7 @@ func TestDBSearch(t *testing.T) {
 			}
 		})
 	}
-	if _, err := d.Search("prime", 1, "maybe"); err == nil || !strings.Contains(err.Error(), `unknown state "maybe"`) {
+	if _, err := d.Search(context.Background(), "prime", 1, "maybe"); err == nil || !strings.Contains(err.Error(), `unknown state "maybe"`) {
 		t.Errorf("Search with a bad state: %v", err)
 	}
 }
@@ -206,16 +206,16 @@ func recordNames(recs []Record) string {
 
 func TestDBMarkUsed(t *testing.T) {
 	d := fixtureDB(t, newSandbox(t, 2*time.Second))
-	gcd, _ := d.ByName("gcd")
-	prime, _ := d.ByName("isPrime")
-	if err := d.MarkUsed(gcd.ID, prime.ID, gcd.ID); err != nil {
+	gcd, _ := d.ByName(context.Background(), "gcd")
+	prime, _ := d.ByName(context.Background(), "isPrime")
+	if err := d.MarkUsed(context.Background(), gcd.ID, prime.ID, gcd.ID); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.MarkUsed(gcd.ID, 99); !errors.Is(err, ErrNotFound) {
+	if err := d.MarkUsed(context.Background(), gcd.ID, 99); !errors.Is(err, ErrNotFound) {
 		t.Errorf("MarkUsed of an unknown id: %v, want ErrNotFound", err)
 	}
-	g, _ := d.Get(gcd.ID)
-	p, _ := d.Get(prime.ID)
+	g, _ := d.Get(context.Background(), gcd.ID)
+	p, _ := d.Get(context.Background(), prime.ID)
 	if g.Uses != 2 || p.Uses != 1 {
 		t.Errorf("uses gcd %d, isPrime %d; want 2 and 1 (the failed call changes nothing)", g.Uses, p.Uses)
 	}
@@ -239,5 +239,34 @@ func TestOpenDBRefusesJSON(t *testing.T) {
 	}
 	if _, err := OpenDB(garbage); err == nil || !strings.Contains(err.Error(), garbage) {
 		t.Errorf("OpenDB(garbage) error = %v, want one naming it", err)
+	}
+}
+
+// TestDBStopsOnContext: every read and write gives up with the context's
+// error once it has ended, and the stored tools are untouched.
+func TestDBStopsOnContext(t *testing.T) {
+	d := fixtureDB(t, newSandbox(t, 2*time.Second))
+	gcd, err := d.ByName(context.Background(), "gcd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	calls := map[string]func() error{
+		"Search":   func() error { _, err := d.Search(ctx, "greatest common divisor", 3); return err },
+		"Get":      func() error { _, err := d.Get(ctx, gcd.ID); return err },
+		"ByName":   func() error { _, err := d.ByName(ctx, "gcd"); return err },
+		"List":     func() error { _, err := d.List(ctx); return err },
+		"MarkUsed": func() error { return d.MarkUsed(ctx, gcd.ID) },
+		"Reject":   func() error { return d.Reject(ctx, gcd.ID, "tester", "why") },
+	}
+	for name, call := range calls {
+		if err := call(); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s after cancel: %v, want context.Canceled", name, err)
+		}
+	}
+	after, _ := d.Get(context.Background(), gcd.ID)
+	if after.Uses != 0 || after.State != Approved {
+		t.Errorf("a cancelled call changed gcd: uses %d, state %s", after.Uses, after.State)
 	}
 }

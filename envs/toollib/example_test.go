@@ -44,12 +44,12 @@ func ExampleDB() {
 		ids = append(ids, id)
 	}
 	// Pending tools are not retrieved; a person approves gcd.
-	found, _ := db.Search("common divisor", 3)
+	found, _ := db.Search(context.Background(), "common divisor", 3)
 	fmt.Println("before approval:", len(found))
-	if err := db.Approve(ids[0], "ada"); err != nil {
+	if err := db.Approve(context.Background(), ids[0], "ada"); err != nil {
 		panic(err)
 	}
-	found, _ = db.Search("common divisor", 3)
+	found, _ = db.Search(context.Background(), "common divisor", 3)
 	fmt.Println("after approval:", found[0].Tool.Signature, "approved by", found[0].Decider)
 
 	// A rollout session of a task about divisors can call gcd directly.

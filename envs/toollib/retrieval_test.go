@@ -53,7 +53,7 @@ func retrievalSet(t testing.TB) (*DB, []Tool, []retrievalQuery) {
 		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
 			t.Fatalf("queries.jsonl line %d: %v", len(qs)+1, err)
 		}
-		if _, err := d.ByName(q.Tool); err != nil {
+		if _, err := d.ByName(context.Background(), q.Tool); err != nil {
 			t.Fatalf("queries.jsonl line %d: %v", len(qs)+1, err)
 		}
 		qs = append(qs, q)
@@ -78,7 +78,7 @@ func top1(qs []retrievalQuery, rank func(query string) string) (float64, []strin
 
 func ftsTop1(t testing.TB, d *DB) func(string) string {
 	return func(q string) string {
-		recs, err := d.Search(q, 1)
+		recs, err := d.Search(context.Background(), q, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -138,7 +138,7 @@ func BenchmarkRetrieval(b *testing.B) {
 	bm25, _ := top1(qs, bm25Top1(tools))
 	b.ResetTimer()
 	for i := range b.N {
-		if _, err := d.Search(qs[i%len(qs)].Query, 3); err != nil {
+		if _, err := d.Search(context.Background(), qs[i%len(qs)].Query, 3); err != nil {
 			b.Fatal(err)
 		}
 	}
