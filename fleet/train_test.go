@@ -206,7 +206,12 @@ func stepMetrics(t *testing.T, dir string) []map[string]any {
 // final weights.
 func sameRun(t *testing.T, dir string) {
 	t.Helper()
-	ref := referenceRun(t)
+	sameAs(t, dir, referenceRun(t))
+}
+
+// sameAs is sameRun against the run in ref.
+func sameAs(t *testing.T, dir, ref string) {
+	t.Helper()
 	if got, want := finalWeights(t, dir), finalWeights(t, ref); got != want {
 		t.Errorf("final weights sha256 %s, in process %s", got, want)
 	}
@@ -361,5 +366,43 @@ func TestRefusedServers(t *testing.T) {
 				t.Errorf("%d rollout requests before the refusal", n)
 			}
 		})
+	}
+}
+
+// TestStaleOnServersMatchesInProcess: with max_staleness 1 the server
+// samples the next step while the trainer updates, from the weights the
+// schedule names (pushed once per version), and the run trains what the
+// same schedule trains in process, bit for bit.
+func TestStaleOnServersMatchesInProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains tiny runs")
+	}
+	stale := []string{"grpo.max_staleness=1", "grpo.steps=3"}
+	ref := t.TempDir()
+	if err := train(ref, append(stale, "rollout.trajectory_seeds=true")...); err != nil {
+		t.Fatal(err)
+	}
+	a := startServer(t, serverCheckpoint(t))
+	var mu sync.Mutex
+	var pushed []string
+	a.onUpdate = func(in openai.UpdateWeightsRequest) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		pushed = append(pushed, string(in.WeightVersion))
+		return true
+	}
+	dir := t.TempDir()
+	if err := train(dir, append(stale, servers(a))...); err != nil {
+		t.Fatal(err)
+	}
+	sameAs(t, dir, ref)
+	// Steps 1 and 2 sample from the first weights (weight_version 1), step 3 from those after step 1.
+	if want := []string{"1", "2"}; !reflect.DeepEqual(pushed, want) {
+		t.Errorf("weight versions pushed %q, want %q", pushed, want)
+	}
+	for i, m := range stepMetrics(t, dir)[1:] {
+		if got, want := m["rollout/staleness/mean"], float64(min(i, 1)); got != want {
+			t.Errorf("step %d: rollout/staleness/mean %v, want %v", i+1, got, want)
+		}
 	}
 }

@@ -243,6 +243,19 @@ type GRPOConfig struct {
 	// AdvEps is the eps of the advantage's division by the group's std
 	// (A = (R − mean) / (std + adv_eps)). Default 1e-6; > 0.
 	AdvEps float64 `yaml:"adv_eps"`
+	// MaxStaleness is k, how many updates older than the weights being
+	// updated a step's rollouts may be sampled from (docs/ARCHITECTURE.md,
+	// "Bounded staleness"). 0 (default) is the synchronous loop. With k ≥ 1
+	// the next steps' rollouts are sampled while the trainer updates, step
+	// s from the weights of update max(0, s−1−k), and the loss corrects for
+	// the older policy with TISCap.
+	MaxStaleness int `yaml:"max_staleness"`
+	// TISCap is C of the truncated importance weight min(π_old/π_behav, C)
+	// that multiplies each token's policy loss when max_staleness ≥ 1
+	// (verl's TIS, AReaL's decoupled objective). Default 2; 0 turns the
+	// correction off (the ratio is then taken against the sampling-time
+	// log-probs); otherwise ≥ 1.
+	TISCap float64 `yaml:"tis_cap"`
 }
 
 // EvalConfig measures the policy on the held-out split.
@@ -305,6 +318,7 @@ func DefaultConfig() Config {
 			EmptySeqs: EmptyCount, DynamicSampling: DynamicSamplingConfig{MaxDraws: 4},
 			Overlong:  OverlongConfig{Mode: OverlongModeNone, Penalty: 1},
 			AdamBeta1: defaultAdam.Beta1, AdamBeta2: defaultAdam.Beta2, AdamEps: defaultAdam.Eps, AdvEps: 1e-6,
+			TISCap: 2,
 		},
 		Eval:       EvalConfig{Every: 25, Samples: 1, Temperature: 0, SaveSamples: 8},
 		Checkpoint: CheckpointConfig{Every: 50, WarmStartEvery: 200, Keep: 2},
@@ -364,6 +378,9 @@ func (c *Config) Validate() error {
 		return err
 	}
 	if err := c.GRPO.validate(c.Rollout.MaxResponseTokens); err != nil {
+		return err
+	}
+	if err := c.validateStaleness(); err != nil {
 		return err
 	}
 	if err := c.WarmStart.adam().validate("warmstart"); err != nil {

@@ -83,6 +83,8 @@ func distSupported(cfg Config) error {
 		return fmt.Errorf("trainer: tool.library.atlass runs on one process only: start without mpirun or turn it off")
 	case l.Grow:
 		return fmt.Errorf("trainer: tool.library.grow runs on one process only (each rank would grow its own library): start without mpirun or set grow: false")
+	case cfg.GRPO.MaxStaleness > 0:
+		return fmt.Errorf("trainer: grpo.max_staleness rolls out ahead in one process (the ranks would exchange rollouts and gradients at once): start without mpirun or set grpo.max_staleness: 0")
 	case len(cfg.Rollout.Servers) > 0:
 		return fmt.Errorf("trainer: rollout.servers samples from one trainer process (each rank would push its weights to the servers): start without mpirun or remove rollout.servers")
 	}

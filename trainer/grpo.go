@@ -219,6 +219,11 @@ type SeqInput struct {
 	RefLogP []float32 // log π_ref(token); may be nil when Beta == 0
 	Mask    []uint8   // 1 for model tokens, 0 for prompt and tool results
 	Adv     float64   // the sequence's advantage A_i
+	// ISWeight, when not nil, spans the sequence too and multiplies each
+	// token's surrogate (and its gradient, not the KL term): the truncated
+	// importance weight min(π_old/π_behav, C) of stale rollouts. nil
+	// weighs every token 1.
+	ISWeight []float32
 }
 
 // LossOutput is the aggregated loss, its parts and its gradient.
@@ -245,12 +250,13 @@ type LossOutput struct {
 //	s  = max(s, c·A)  where A < 0, when c = ClipRatioC > 0 (dual clip)
 //	d  = clamp(ref − logp, ±20),  k3 = exp(d) − d − 1
 //	k3 = clamp(k3, ±KLClamp)  when KLClamp > 0
-//	ℓ  = −s + β·k3
-//	∂ℓ/∂logp = −A·r (unclipped branch active, ties included) or 0 (clipped
-//	           or dual-clipped) + β·(1 − exp(d))
+//	ℓ  = −w·s + β·k3
+//	∂ℓ/∂logp = −w·A·r (unclipped branch active, ties included) or 0
+//	           (clipped or dual-clipped) + β·(1 − exp(d))
 //
 // A clamp passes no gradient where it saturates, as torch.clamp does; the
-// dual clip is active only where c·A is strictly the larger. This is
+// dual clip is active only where c·A is strictly the larger. w is the
+// token's ISWeight (1 without one: the synchronous loss). This is
 // verl's compute_policy_loss and kl_penalty("low_var_kl") term by term
 // (testdata/verl_golden.json). When Beta == 0 but RefLogP is given, k3 is
 // still measured for KL. The per-token losses are aggregated by cfg.Agg:
@@ -317,9 +323,10 @@ func maskCounts(cfg LossConfig, seqs []SeqInput) ([]int, int) {
 	for i, s := range seqs {
 		n := len(s.Mask)
 		refOK := len(s.RefLogP) == n || (s.RefLogP == nil && cfg.Beta == 0)
-		if len(s.LogP) != n || len(s.OldLogP) != n || !refOK {
-			panic(fmt.Sprintf("trainer: PolicyLoss: sequence %d has %d mask, %d logp, %d old, %d ref values (ref needed when beta > 0)",
-				i, n, len(s.LogP), len(s.OldLogP), len(s.RefLogP)))
+		isOK := s.ISWeight == nil || len(s.ISWeight) == n
+		if len(s.LogP) != n || len(s.OldLogP) != n || !refOK || !isOK {
+			panic(fmt.Sprintf("trainer: PolicyLoss: sequence %d has %d mask, %d logp, %d old, %d ref, %d importance weight values (ref needed when beta > 0)",
+				i, n, len(s.LogP), len(s.OldLogP), len(s.RefLogP), len(s.ISWeight)))
 		}
 		for _, m := range s.Mask {
 			if m != 0 {
@@ -389,6 +396,10 @@ func tokenLoss(cfg LossConfig, s SeqInput, t int) tokenTerms {
 	}
 	if c := cfg.ClipRatioC; c > 0 && s.Adv < 0 && c*s.Adv > tok.surr {
 		tok.surr, tok.grad, tok.dualClipped = c*s.Adv, 0, true
+	}
+	if s.ISWeight != nil {
+		w := float64(s.ISWeight[t])
+		tok.surr, tok.grad = w*tok.surr, w*tok.grad
 	}
 	if s.RefLogP != nil {
 		d, dd := clampGrad(float64(s.RefLogP[t])-logp, logRatioClamp)

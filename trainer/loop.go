@@ -75,6 +75,8 @@ func (r *Run) grpo(ctx context.Context, st *trainerState) (*Summary, error) {
 	}
 	var final *EvalResult
 	first, loopStart := st.Step, time.Now()
+	r.stale = r.startStale(ctx, first)
+	defer func() { r.stale.close(); r.stale = nil }()
 	for step := st.Step + 1; step <= g.Steps; step++ {
 		if ctx.Err() != nil {
 			return nil, ErrInterrupted

@@ -52,6 +52,8 @@ type Run struct {
 	atlass    *atlassRun       // tool.library.atlass: the phases in GRPO rollouts; nil when off
 	servers   *rolloutServers  // rollout.servers: the fleet that samples GRPO rollouts; nil in process
 	stepBar   *stepProgress    // the GRPO step shown on the terminal; nil off one
+	stale     *staleRollouts   // grpo.max_staleness ≥ 1: the producer of rollouts ahead; nil otherwise
+	staleLag  int              // tests: the producer samples this many versions older than scheduled
 	// afterWarmStep, when set, is called after each warm-start update
 	// (tests use it to stop a run at a chosen step).
 	afterWarmStep func(step int)

@@ -43,10 +43,11 @@ func (r *Run) weightsDir(step int) (string, error) {
 	return filepath.Abs(filepath.Join(r.Cfg.RunDir, "rollout-weights", fmt.Sprintf("step-%06d", step)))
 }
 
-// syncServers gives the servers the weights that sample step's rollouts,
-// unless they hold them already: it writes them in the checkpoint layout
-// (WriteWeights) and has every server load them as weight_version step
-// (fleet.Push), then removes the folder of the version before. The first
+// syncServers gives the servers r.Model's weights as weight_version step
+// (the step whose rollouts they sample in the synchronous loop), unless
+// they hold them already: it writes them in the checkpoint layout
+// (WriteWeights) and has every server load them (fleet.Push), then
+// removes the folder of the version before. The first
 // time, it refuses a server with another tokenizer (fleet.Check); Push
 // refuses one that reports other weights than those written. Nothing
 // happens without servers.
@@ -120,8 +121,14 @@ func logprobDiff(m *policy.Model, trajs []*rollout.Trajectory) float64 {
 	for i, t := range trajs {
 		seqs[i] = t.Tokens
 	}
+	return logprobDiffOf(trajs, m.LogProbs(seqs))
+}
+
+// logprobDiffOf is logprobDiff with the trainer's log-probs given
+// (logp[i] those of trajs[i].Tokens).
+func logprobDiffOf(trajs []*rollout.Trajectory, logp [][]float32) float64 {
 	sum, n := 0.0, 0
-	for i, cur := range m.LogProbs(seqs) {
+	for i, cur := range logp {
 		t := trajs[i]
 		for k, kind := range t.Kinds {
 			if kind.Sampled() {

@@ -3,7 +3,9 @@ package trainer
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
+	"math/rand"
 	"time"
 
 	"github.com/artist-rl/artist/internal/sysmem"
@@ -21,22 +23,16 @@ func (r *Run) grpoStep(ctx context.Context, step int, opt *AdamW, ref *policy.Mo
 	m := Metrics{}
 	start := time.Now()
 
-	if err := r.syncServers(ctx, step, m); err != nil {
-		return stepOutput{}, fmt.Errorf("trainer: step %d: %w", step, err)
-	}
-	r.art.reembed() // embed selection follows the policy's weights
-	draw := r.drawBatch
-	if r.atlass != nil {
-		draw = r.atlassBatch // the policy's phases provide each task's tools
-	}
-	b, err := draw(ctx, step, rng, m)
-	if err != nil {
-		return stepOutput{}, fmt.Errorf("trainer: step %d: rollout: %w", step, err)
-	}
-	if r.lib != nil {
-		if err := r.lib.Err(); err != nil { // sessions ran without their tools
-			return stepOutput{}, fmt.Errorf("trainer: step %d: tool library: %w", step, err)
+	var b *stepBatch
+	var err error
+	if r.stale != nil { // rolled out ahead, while earlier steps updated
+		var pm Metrics
+		if b, rng, pm, err = r.stale.next(ctx, step); err != nil {
+			return stepOutput{}, err
 		}
+		maps.Copy(m, pm)
+	} else if b, err = r.drawStep(ctx, step, step, rng, m); err != nil {
+		return stepOutput{}, err
 	}
 	trajs, rewards := b.trajs, b.rewards
 	m["rollout/tokens_per_s"] = float64(sampledTokens(trajs)) / m["timing/rollout_s"]
@@ -52,12 +48,14 @@ func (r *Run) grpoStep(ctx context.Context, step int, opt *AdamW, ref *policy.Mo
 		return stepOutput{}, err
 	}
 	train, trainRewards := b.training()
-	if r.servers != nil { // the servers' log-probs against the trainer's weights
+	if r.servers != nil && g.MaxStaleness == 0 { // the servers' log-probs against the trainer's weights (update records them when stale)
 		r.Model.SetTemperature(r.Cfg.Rollout.Temperature) // as the servers sampled
 		m["rollout/logprob_diff/mean"] = logprobDiff(r.Model, train)
 	}
 	adv, zeroGroups := advFn(trainRewards, G, g.AdvEps)
-	m["reward/frac_zero_std"] = float64(zeroGroups) / float64(len(train)/G)
+	if len(train) > 0 { // none when a stale batch was dropped
+		m["reward/frac_zero_std"] = float64(zeroGroups) / float64(len(train)/G)
+	}
 	if g.DynamicSampling.Enabled {
 		putDraws(m, b, G)
 	}
@@ -72,6 +70,7 @@ func (r *Run) grpoStep(ctx context.Context, step int, opt *AdamW, ref *policy.Mo
 		m[k] = v
 	}
 	m["timing/update_s"] = time.Since(t0).Seconds()
+	r.stale.publish(step, r.Model) // the producer samples later steps from these weights
 
 	ro := r.score(trajs, G)
 	m["rollout/tool_calls/mean"] = ro.ToolCalls
@@ -90,6 +89,29 @@ func (r *Run) grpoStep(ctx context.Context, step int, opt *AdamW, ref *policy.Mo
 		m["tools/grown"] = float64(r.lib.Grown())
 	}
 	return stepOutput{metrics: m, tokens: tokens, accuracy: ro.Accuracy}, nil
+}
+
+// drawStep gives the servers the weights labelled push (syncServers) and
+// rolls out and scores step's groups from r.Model, sampling with rng.
+func (r *Run) drawStep(ctx context.Context, step, push int, rng *rand.Rand, m Metrics) (*stepBatch, error) {
+	if err := r.syncServers(ctx, push, m); err != nil {
+		return nil, fmt.Errorf("trainer: step %d: %w", step, err)
+	}
+	r.art.reembed() // embed selection follows the policy's weights
+	draw := r.drawBatch
+	if r.atlass != nil {
+		draw = r.atlassBatch // the policy's phases provide each task's tools
+	}
+	b, err := draw(ctx, step, rng, m)
+	if err != nil {
+		return nil, fmt.Errorf("trainer: step %d: rollout: %w", step, err)
+	}
+	if r.lib != nil {
+		if err := r.lib.Err(); err != nil { // sessions ran without their tools
+			return nil, fmt.Errorf("trainer: step %d: tool library: %w", step, err)
+		}
+	}
+	return b, nil
 }
 
 // update runs mu epochs of mini-batch updates on the step's trajectories.
@@ -134,6 +156,14 @@ func (r *Run) update(ctx context.Context, trajs []*rollout.Trajectory, adv []flo
 		}
 	}
 	oldLogP, lossMask := r.lossSeqs(trajs, keep)
+	firstLogP := oldLogP // the first minibatch's weights are those that sampled
+	var isw [][]float32
+	if g.MaxStaleness > 0 { // they are not: correct for the older policy
+		var err error
+		if oldLogP, firstLogP, isw, err = r.proximal(trajs, keep, oldLogP, lossMask, m); err != nil {
+			return nil, err
+		}
+	}
 	lc := g.lossConfig(r.maxTokens())
 	fresh := true
 	var sum Metrics = Metrics{}
@@ -162,9 +192,12 @@ func (r *Run) update(ctx context.Context, trajs []*rollout.Trajectory, adv []flo
 			}
 			inputs := make([]SeqInput, len(idx))
 			for j, i := range idx {
-				in := SeqInput{LogP: oldLogP[i], OldLogP: oldLogP[i], Mask: lossMask[i], Adv: adv[i]}
+				in := SeqInput{LogP: firstLogP[i], OldLogP: oldLogP[i], Mask: lossMask[i], Adv: adv[i]}
 				if cur != nil {
 					in.LogP = cur[j]
+				}
+				if isw != nil {
+					in.ISWeight = isw[i]
 				}
 				if refLogP != nil {
 					in.RefLogP = refLogP[i]
