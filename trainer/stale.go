@@ -77,7 +77,7 @@ func (r *Run) startStale(ctx context.Context, first int) *staleRollouts {
 	p := &staleRollouts{k: g.MaxStaleness, first: first, last: g.Steps, lag: r.staleLag,
 		pub: make(chan versionSnap, g.Steps-first+1), out: make(chan produced, g.MaxStaleness),
 		stop: cancel, done: make(chan struct{})}
-	p.pub <- versionSnap{first, r.Model.Clone()}
+	p.pub <- versionSnap{first, r.Model.Merged()}
 	view := *r // copied here, before the loop writes r again
 	go p.run(ctx, &view)
 	return p
@@ -120,10 +120,11 @@ func (p *staleRollouts) run(ctx context.Context, view *Run) {
 }
 
 // publish hands the producer the weights after update step (version
-// step), copied, when a step still to come samples from them.
+// step), copied (LoRA adapters merged in), when a step still to come
+// samples from them.
 func (p *staleRollouts) publish(step int, m *policy.Model) {
 	if p != nil && p.needed(step) {
-		p.pub <- versionSnap{step, m.Clone()}
+		p.pub <- versionSnap{step, m.Merged()}
 	}
 }
 
