@@ -40,6 +40,7 @@ type evalFlags struct {
 func (f evalFlags) set(name string) bool { return slices.Contains(f.given, name) }
 
 func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	defer useUserModels()()
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var f evalFlags

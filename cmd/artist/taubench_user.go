@@ -16,10 +16,6 @@ import (
 	"github.com/artist-rl/artist/trainer"
 )
 
-// The checkpoints of task.taubench.user.checkpoint load as artist serve
-// loads its checkpoint, in this process.
-func init() { taubench.RegisterUserModels(openUserModel) }
-
 // userFlags are the flags of artist eval that choose the simulated
 // customer of conversations with one (tau-bench): a served model or one
 // of our checkpoints. They become overrides of task.taubench.user, placed
@@ -63,6 +59,13 @@ type userModel struct {
 }
 
 var _ taubench.UserModel = (*userModel)(nil)
+
+// useUserModels lets the tau-bench sets opened until the returned
+// function is called load task.taubench.user.checkpoint as artist serve
+// loads its checkpoint, in this process; the function drops the models.
+func useUserModels() (restore func()) {
+	return taubench.UseUserModels(taubench.NewUserModels(openUserModel))
+}
 
 // openUserModel loads the checkpoint folder dir as a taubench.UserModel.
 func openUserModel(dir string) (taubench.UserModel, error) {

@@ -15,6 +15,7 @@ import (
 )
 
 func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	defer useUserModels()()
 	fs := flag.NewFlagSet("train", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	config := fs.String("config", "", "YAML config `FILE` (keys not given keep their documented defaults)")

@@ -91,8 +91,8 @@
 // until it says StopMarker or transfer_to_human_agents is called. The
 // user is scripted (the instruction, then UserConfig.Script) or a model,
 // behind an OpenAI-compatible chat-completions endpoint (ChatClient) or
-// one of our checkpoints in this process (UserModel, opened by the loader
-// a program registers with RegisterUserModels), played through LLMUser;
+// one of our checkpoints in this process (UserModel, opened through the
+// UserModels a program sets with UseUserModels), played through LLMUser;
 // a model's opening is generated once per task so that a GRPO group
 // shares its prompt. Set.ChatAdapter presents the tasks to a
 // chat-completions agent with native tool calls (the wiki as the system

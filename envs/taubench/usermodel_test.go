@@ -33,17 +33,13 @@ func (m *echoModel) Chat(_ context.Context, msgs []ChatMessage, s Sampling) (str
 	return fmt.Sprintf("reply %d %g %d", s.Seed, s.Temperature, s.MaxTokens), nil
 }
 
-// withUserModels registers open for the test.
+// withUserModels makes open the loader for the test (nil: none).
 func withUserModels(t *testing.T, open func(dir string) (UserModel, error)) {
-	userModels.Lock()
-	old, oldOpened := userModels.open, userModels.opened
-	userModels.open, userModels.opened = open, nil
-	userModels.Unlock()
-	t.Cleanup(func() {
-		userModels.Lock()
-		userModels.open, userModels.opened = old, oldOpened
-		userModels.Unlock()
-	})
+	var u *UserModels
+	if open != nil {
+		u = NewUserModels(open)
+	}
+	t.Cleanup(UseUserModels(u))
 }
 
 // TestCheckpointUser: user kind checkpoint opens its folder once through
@@ -88,7 +84,7 @@ func TestCheckpointUserErrors(t *testing.T) {
 	c := DefaultConfig()
 	c.Env, c.Split, c.Heldout, c.Data = Retail, "test", "test", "../../testdata/tau_bench"
 	c.User = UserConfig{Kind: UserCheckpoint, Checkpoint: "x"}
-	if _, err := (Family{}).Open(&c, fcFormat); err == nil || !strings.Contains(err.Error(), "RegisterUserModels") {
+	if _, err := (Family{}).Open(&c, fcFormat); err == nil || !strings.Contains(err.Error(), "UseUserModels") {
 		t.Errorf("no loader: %v", err)
 	}
 	withUserModels(t, func(string) (UserModel, error) { return nil, fmt.Errorf("no model.safetensors") })
