@@ -46,6 +46,7 @@ func serve(t testing.TB, dirs ...string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.SetVerdictLabels(map[string]string{"bfcl": "checker"}) // as bfcl.Family says
 	ts := httptest.NewServer(s)
 	t.Cleanup(ts.Close)
 	return ts.URL + "/"
@@ -87,6 +88,7 @@ const rolloutsJS = `(async (picks) => {
       text: masked.querySelector('pre').textContent, tokens: masked.dataset.tokens,
       stripes: getComputedStyle(masked).backgroundImage} : null,
     checker: cards.filter(c => c.dataset.family === 'bfcl').map(c => c.querySelector('.verdict-text').textContent),
+    others: cards.filter(c => c.dataset.family !== 'bfcl').map(c => (c.querySelector('.verdict-text') || {}).textContent || ''),
   };
 })`
 
@@ -101,6 +103,7 @@ type rollouts struct {
 		Masked, Label, Text, Tokens, Stripes string
 	} `json:"result"`
 	Checker []string `json:"checker"`
+	Others  []string `json:"others"`
 }
 
 func readRollouts(t *testing.T, ctx context.Context, picks map[string]string) rollouts {
@@ -209,6 +212,11 @@ func TestBrowserPage(t *testing.T) {
 	}
 	if len(r.Checker) != 2 || !strings.HasPrefix(r.Checker[0], "checker: ") {
 		t.Errorf("function-calling verdicts %q, want the checker's", r.Checker)
+	}
+	for _, v := range r.Others {
+		if v != "" && !strings.HasPrefix(v, "verdict: ") {
+			t.Errorf("a verdict of a family without a label reads %q, want \"verdict: ...\"", v)
+		}
 	}
 	filters := []struct {
 		picks    map[string]string

@@ -115,6 +115,26 @@ func (s *Server) handleEvals(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, evals)
 }
 
+// labeledSample is a sample as the page gets it: with the word to show
+// before its verdict.
+type labeledSample struct {
+	runlog.Sample
+	VerdictLabel string `json:"verdict_label"`
+}
+
+// labeled gives each sample its family's verdict label ("verdict" when
+// the family has none).
+func (s *Server) labeled(samples []runlog.Sample) []labeledSample {
+	out := make([]labeledSample, len(samples))
+	for i, x := range samples {
+		out[i] = labeledSample{Sample: x, VerdictLabel: "verdict"}
+		if l := s.labels[x.Family]; l != "" {
+			out[i].VerdictLabel = l
+		}
+	}
+	return out
+}
+
 func (s *Server) handleSamples(w http.ResponseWriter, r *http.Request) {
 	run, err := s.run(r)
 	if err != nil {
@@ -128,6 +148,6 @@ func (s *Server) handleSamples(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		writeError(w, http.StatusInternalServerError, err)
 	default:
-		writeJSON(w, samples)
+		writeJSON(w, s.labeled(samples))
 	}
 }

@@ -30,9 +30,15 @@ type Run struct {
 
 // Server serves the page and the JSON endpoints over its runs.
 type Server struct {
-	runs []Run
-	mux  *http.ServeMux
+	runs   []Run
+	mux    *http.ServeMux
+	labels map[string]string // family -> the word shown before its verdicts
 }
+
+// SetVerdictLabels sets the word the rollout browser shows before the
+// verdicts of each family (family.VerdictLabels); a family not in labels
+// shows "verdict". Call it before serving.
+func (s *Server) SetVerdictLabels(labels map[string]string) { s.labels = labels }
 
 // New checks that every dir is a run folder and returns a server over them.
 func New(dirs ...string) (*Server, error) {

@@ -393,3 +393,28 @@ func TestParseMetricsLines(t *testing.T) {
 		}
 	}
 }
+
+// TestSamplesCarryVerdictLabels: each sample comes with the word its
+// family's verdicts are shown under, "verdict" for a family without one.
+func TestSamplesCarryVerdictLabels(t *testing.T) {
+	dir := writeRun(t, t.TempDir(), fixture{steps: 2, evalEvery: 1, lr: 1e-5, seed: 1})
+	s, _ := New(dir)
+	s.SetVerdictLabels(map[string]string{"bfcl": "checker"})
+	_, body := get(t, s, "/api/samples?run=0&eval=warmstart")
+	var got []struct {
+		Family       string `json:"family"`
+		VerdictLabel string `json:"verdict_label"`
+	}
+	if err := json.Unmarshal(body, &got); err != nil || len(got) == 0 {
+		t.Fatalf("samples %s: %v", body, err)
+	}
+	for i, g := range got {
+		want := "verdict"
+		if g.Family == "bfcl" {
+			want = "checker"
+		}
+		if g.VerdictLabel != want {
+			t.Errorf("sample %d (%s): label %q, want %q", i, g.Family, g.VerdictLabel, want)
+		}
+	}
+}

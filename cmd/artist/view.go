@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/artist-rl/artist/envs/family"
 	"github.com/artist-rl/artist/runview"
 )
 
@@ -47,6 +48,7 @@ func runView(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
+	srv.SetVerdictLabels(family.VerdictLabels())
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("view: %w", err)

@@ -83,6 +83,10 @@ var (
 // Name implements family.Family.
 func (Family) Name() string { return FamilyName }
 
+// VerdictLabel implements family.VerdictLabeler: the verdicts are the
+// official checker's.
+func (Family) VerdictLabel() string { return "checker" }
+
 // DefaultConfig implements family.Family: a *Config.
 func (Family) DefaultConfig() any { c := DefaultConfig(); return &c }
 

@@ -203,6 +203,26 @@ func benchmarks(f Family) []string {
 	return nil
 }
 
+// VerdictLabeler is a Family whose verdicts come from a judge of its own,
+// which VerdictLabel names in a word (BFCL's: "checker", its official
+// checker); the run viewer shows it before each verdict, and "verdict"
+// for the families that are none.
+type VerdictLabeler interface {
+	VerdictLabel() string
+}
+
+// VerdictLabels maps the name of each registered VerdictLabeler to its
+// label.
+func VerdictLabels() map[string]string {
+	out := map[string]string{}
+	for _, f := range All() {
+		if l, ok := f.(VerdictLabeler); ok {
+			out[f.Name()] = l.VerdictLabel()
+		}
+	}
+	return out
+}
+
 // All returns the registered families in registration order.
 func All() []Family {
 	mu.RLock()

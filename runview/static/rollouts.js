@@ -105,7 +105,7 @@ const Rollouts = (() => {
       el('span', 'nums', `${s.model_tokens} model / ${s.tokens} tokens · ${s.tool_calls} tool call${s.tool_calls === 1 ? '' : 's'}`));
     a.append(h);
     if (s.verdict) {
-      const v = el('div', 'verdict-text', (s.family === 'bfcl' ? 'checker: ' : 'verdict: ') + s.verdict);
+      const v = el('div', 'verdict-text', (s.verdict_label || 'verdict') + ': ' + s.verdict);
       a.append(v);
     }
     const bar = el('div', 'tokbar');
