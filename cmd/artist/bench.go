@@ -33,6 +33,15 @@ type benchSettings struct {
 	allreduce               bool // the gradient all-reduce over an MPI job's ranks
 	floats                  int  // -allreduce size without a model
 	force                   bool // run past a memory plan that does not fit
+	loraRank                int  // LoRA adapters of this rank on every target; 0: full weights
+}
+
+// lora is the adapters of -lora-rank: alpha 2·rank, all seven targets,
+// no dropout.
+func (s *benchSettings) lora() policy.LoRAConfig {
+	c := policy.DefaultLoRAConfig()
+	c.Rank, c.Alpha = s.loraRank, float64(2*s.loraRank)
+	return c
 }
 
 // benchReport is the JSON object artist bench prints.
@@ -49,6 +58,7 @@ type benchReport struct {
 	Prompt         int    `json:"prompt"`
 	NewTokens      int    `json:"new_tokens"`
 	Steps          int    `json:"steps"`
+	LoRARank       int    `json:"lora_rank,omitempty"`
 	// Medians over Steps repetitions.
 	TrainStepS         float64 `json:"train_step_s"`
 	TrainTokensPerS    float64 `json:"train_tokens_per_s"`
@@ -78,6 +88,7 @@ func runBench(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.BoolVar(&s.grpo, "grpo", false, "instead, time one GRPO-shaped step phase by phase (rollout of -decode-batch x -new-tokens, reference log-probs, update) with the peak RSS after each")
 	fs.BoolVar(&s.allreduce, "allreduce", false, "instead, under mpirun -np N: time the all-reduce of the model's gradient (float32, one per weight) against a copy of the same bytes")
 	fs.IntVar(&s.floats, "floats", 0, "with -allreduce: all-reduce this many float32 values instead of a model's gradient")
+	fs.IntVar(&s.loraRank, "lora-rank", 0, "train LoRA adapters of this rank (alpha 2·rank, targets q, k, v, o, gate, up, down) on frozen weights instead of the full weights; with -grpo the reference log-probs are the base's")
 	fs.BoolVar(&s.force, "force", false, "run even when the memory plan exceeds the memory available")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
@@ -108,6 +119,11 @@ func runBench(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	if s.allreduce {
 		return benchAllReduce(m.NumParams(), s, stdout)
 	}
+	if s.loraRank > 0 {
+		if err := m.AttachLoRA(s.lora(), rng); err != nil {
+			return err
+		}
+	}
 	if need := max(s.seq, s.prompt+s.newTokens); need > m.Config.MaxPositionEmbeddings {
 		return fmt.Errorf("the model holds %d positions (max_position_embeddings) but the run needs %d: lower -seq, -prompt or -new-tokens", m.Config.MaxPositionEmbeddings, need)
 	}
@@ -115,7 +131,7 @@ func runBench(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	rep := benchReport{Backend: info.Name, Threads: info.Threads, LibraryThreads: info.LibraryThreads,
 		Core: info.Core, Library: info.Library, Params: m.NumParams(), Batch: s.batch, Seq: s.seq,
 		DecodeBatch: s.decodeBatch, Prompt: s.prompt, NewTokens: s.newTokens, Steps: s.steps,
-		BackendDescription: sel.String()}
+		LoRARank: s.loraRank, BackendDescription: sel.String()}
 	if s.grpo {
 		if rep.Phases, err = benchGRPO(m, s, rng, began); err != nil {
 			return err
@@ -167,7 +183,7 @@ func (s *benchSettings) validate() error {
 		v    int
 		min  int
 	}{{"batch", s.batch, 1}, {"seq", s.seq, 2}, {"decode-batch", s.decodeBatch, 1}, {"prompt", s.prompt, 1},
-		{"new-tokens", s.newTokens, 1}, {"steps", s.steps, 1}, {"warmup", s.warmup, 0}} {
+		{"new-tokens", s.newTokens, 1}, {"steps", s.steps, 1}, {"warmup", s.warmup, 0}, {"lora-rank", s.loraRank, 0}} {
 		if f.v < f.min {
 			return fmt.Errorf("-%s is %d; it must be at least %d", f.name, f.v, f.min)
 		}
@@ -198,6 +214,9 @@ func (s *benchSettings) checkPlan(w io.Writer) error {
 	}
 	run := memplan.Run{Train: true, GraphSeqs: s.batch, GraphLen: s.seq,
 		DecodeSeqs: s.decodeBatch, DecodeLen: s.prompt + s.newTokens}
+	if s.loraRank > 0 {
+		run.LoRA = s.lora()
+	}
 	if s.grpo { // the reference log-probs reuse the model: no second copy
 		run.GraphSeqs, run.GraphLen = s.decodeBatch, s.prompt+s.newTokens
 	}
@@ -240,7 +259,7 @@ func benchTrain(m *policy.Model, s benchSettings, rng *rand.Rand) (float64, erro
 			coef[i][t] = -1 / float32(s.batch*(s.seq-1))
 		}
 	}
-	opt := trainer.NewAdamWOn(m.Backend(), m.Params, trainer.DefaultAdamWConfig())
+	opt := trainer.NewAdamWOn(m.Backend(), m.TrainParams(), trainer.DefaultAdamWConfig())
 	var times []float64
 	for i := range s.warmup + s.steps {
 		start := time.Now()

@@ -57,7 +57,7 @@ func benchGRPO(m *policy.Model, s benchSettings, rng *rand.Rand, start time.Time
 	mark("rollout", t0)
 
 	t0 = time.Now()
-	m.LogProbs(seqs)
+	m.Base().LogProbs(seqs) // with adapters the reference is the base
 	mark("ref_logprobs", t0)
 
 	t0 = time.Now()
@@ -68,7 +68,7 @@ func benchGRPO(m *policy.Model, s benchSettings, rng *rand.Rand, start time.Time
 			coef[i][t] = -1 / float32(B*N)
 		}
 	}
-	opt := trainer.NewAdamWOn(m.Backend(), m.Params, trainer.DefaultAdamWConfig())
+	opt := trainer.NewAdamWOn(m.Backend(), m.TrainParams(), trainer.DefaultAdamWConfig())
 	if _, err := m.Backward(seqs, coef); err != nil {
 		return nil, err
 	}

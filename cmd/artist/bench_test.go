@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -146,8 +147,14 @@ func TestBenchHelper(t *testing.T) {
 // TestBenchGRPO checks the phase-by-phase report: every phase in order,
 // timed, with a peak RSS that never falls.
 func TestBenchGRPO(t *testing.T) {
+	for _, lora := range []string{"0", "4"} {
+		t.Run("lora-rank="+lora, func(t *testing.T) { benchGRPOReport(t, lora) })
+	}
+}
+
+func benchGRPOReport(t *testing.T, loraRank string) {
 	config, _ := benchFixtures(t)
-	code, stdout, stderr := runCLI("bench", "-model-config", config, "-grpo", "-seq", "11", "-decode-batch", "3", "-prompt", "6", "-new-tokens", "5")
+	code, stdout, stderr := runCLI("bench", "-model-config", config, "-grpo", "-seq", "11", "-decode-batch", "3", "-prompt", "6", "-new-tokens", "5", "-lora-rank", loraRank)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -169,5 +176,11 @@ func TestBenchGRPO(t *testing.T) {
 	}
 	if rep.TrainTokensPerS != 0 {
 		t.Errorf("-grpo also measured the training medians: %+v", rep)
+	}
+	if fmt.Sprint(rep.LoRARank) != loraRank {
+		t.Errorf("lora_rank %d, want %s", rep.LoRARank, loraRank)
+	}
+	if loraRank != "0" && !strings.Contains(stderr, "LoRA adapters (rank "+loraRank+")") {
+		t.Errorf("the memory plan does not count the adapters:\n%s", stderr)
 	}
 }

@@ -47,14 +47,30 @@ func trainPlan(cfg trainer.Config) (memplan.Plan, error) {
 		seqs = capSeqs(cfg.WarmStart.BatchSize, cfg.WarmStart.MicroBatch)
 	}
 	rollouts := cfg.GRPO.BatchSize * cfg.Rollout.GroupSize
+	grpoSeqs := 0
 	if cfg.GRPO.Steps > 0 {
 		mini := rollouts / max(cfg.GRPO.MiniBatches, 1)
-		seqs = max(seqs, capSeqs(mini, cfg.GRPO.MicroBatch))
+		grpoSeqs = capSeqs(mini, cfg.GRPO.MicroBatch)
 	}
-	return memplan.Estimate(mc, memplan.Run{
+	run := memplan.Run{
 		Train: true, Reference: cfg.GRPO.Beta > 0 && cfg.GRPO.Steps > 0,
-		GraphSeqs: seqs, GraphLen: T, DecodeSeqs: rollouts, DecodeLen: T,
-	}), nil
+		GraphSeqs: max(seqs, grpoSeqs), GraphLen: T, DecodeSeqs: rollouts, DecodeLen: T,
+	}
+	if !cfg.Model.LoRA.Enabled() || cfg.GRPO.Steps == 0 {
+		return memplan.Estimate(mc, run), nil
+	}
+	// LoRA trains adapters in GRPO; the warm start, when it runs, trains
+	// the full weights: the plan is the larger of the two phases'.
+	lora := run
+	lora.LoRA, lora.GraphSeqs = cfg.Model.LoRA, grpoSeqs
+	plan := memplan.Estimate(mc, lora)
+	if seqs > 0 {
+		warm := memplan.Estimate(mc, memplan.Run{Train: true, GraphSeqs: seqs, GraphLen: T, DecodeSeqs: rollouts, DecodeLen: T})
+		if warm.Total() > plan.Total() {
+			return warm, nil
+		}
+	}
+	return plan, nil
 }
 
 // capSeqs is the sequences of one backward pass of a batch of n under a

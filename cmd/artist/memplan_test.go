@@ -9,6 +9,7 @@ import (
 
 	"github.com/artist-rl/artist/internal/memplan"
 	"github.com/artist-rl/artist/internal/sysmem"
+	"github.com/artist-rl/artist/trainer"
 )
 
 const qwen7BConfig = "../../internal/memplan/testdata/qwen2.5-7b/config.json"
@@ -120,5 +121,63 @@ func TestPlanLeavesAMissingInitToTheTrainer(t *testing.T) {
 	code, _, stderr := runCLI("train", "-config", conf)
 	if code != 1 || !strings.Contains(stderr, "folder "+missing+" does not exist: download") || strings.Contains(stderr, "memory plan") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestTrainPlanWithLoRA: a LoRA GRPO run on a 7B init plans the frozen
+// weights once with the adapters' gradients and moments (no reference
+// copy); with a warm start of the full weights the larger plan is the
+// warm start's.
+func TestTrainPlanWithLoRA(t *testing.T) {
+	dir := qwen7BFolder(t)
+	cfg, err := trainer.Parse(nil, "test", []string{"init=" + dir, "warmstart.steps=0", "grpo.beta=0.1", "model.lora.rank=16"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lora, err := trainPlan(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Model.LoRA.Rank = 0
+	full, err := trainPlan(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := func(p memplan.Plan) string {
+		var s []string
+		for _, t := range p.Terms {
+			s = append(s, t.Name)
+		}
+		return strings.Join(s, ", ")
+	}
+	for _, term := range lora.Terms {
+		if term.Name == "reference model" || term.Name == "gradients" || term.Name == "AdamW moments" {
+			t.Errorf("LoRA plan has %q: %s", term.Name, names(lora))
+		}
+	}
+	if !strings.Contains(names(lora), "adapter AdamW moments") || !strings.Contains(names(lora), "weights (f32, frozen)") {
+		t.Errorf("LoRA plan terms: %s", names(lora))
+	}
+	// 7.6B weights: full training holds 16 bytes a weight plus the
+	// reference copy, LoRA about 4 bytes a weight; activations alike.
+	state := func(p memplan.Plan) int64 {
+		var n int64
+		for _, t := range p.Terms {
+			if !strings.HasPrefix(t.Name, "activations") && !strings.HasPrefix(t.Name, "KV cache") {
+				n += t.Bytes
+			}
+		}
+		return n
+	}
+	if r := float64(state(lora)) / float64(state(full)); r > 0.21 {
+		t.Errorf("LoRA plan's weights and optimizer %s are %.2f of the full plan's %s", memplan.MiB(state(lora)), r, memplan.MiB(state(full)))
+	}
+	cfg.Model.LoRA.Rank, cfg.WarmStart.Steps, cfg.WarmStart.BatchSize = 16, 10, 64 // as large a graph as GRPO's
+	warm, err := trainPlan(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(names(warm), "AdamW moments") || strings.Contains(names(warm), "adapter") {
+		t.Errorf("with a full warm start the plan is the warm start's: %s", names(warm))
 	}
 }

@@ -4,7 +4,9 @@
 //
 // The estimate is a sum of terms (Plan.Terms): the weights in float32,
 // their gradients and AdamW's two moments when training, the frozen
-// reference model when the KL weight is positive, the activations of the
+// reference model when the KL weight is positive (with LoRA: the frozen
+// weights, the adapters with their gradients and moments, and no
+// reference copy, the base being the reference), the activations of the
 // largest training graph, the KV cache of the rollout batch and a fixed
 // runtime term. The activation figures are fitted to the training
 // graph's planned buffers (policy's memory plan) at small shapes; the
@@ -16,6 +18,7 @@ package memplan
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/artist-rl/artist/policy"
 )
@@ -32,6 +35,10 @@ type Run struct {
 	// DecodeSeqs × DecodeLen is the KV cache of the largest decoding
 	// batch (rollouts: prompts × group size, each up to DecodeLen tokens).
 	DecodeSeqs, DecodeLen int
+	// LoRA, when enabled, trains adapters on frozen weights: Train then
+	// holds gradients and moments for the adapters only, and Reference
+	// costs nothing (the base is the reference).
+	LoRA policy.LoRAConfig
 }
 
 // Term is one line of a plan.
@@ -96,6 +103,41 @@ func headDim(c policy.Config) int64 {
 	return int64(c.HiddenSize / c.NumAttentionHeads)
 }
 
+// AdapterParams is the number of adapter weights of lora on a model of
+// shape c: r·(in + out) per target and layer; 0 when lora is off.
+func AdapterParams(c policy.Config, lora policy.LoRAConfig) int64 {
+	if !lora.Enabled() {
+		return 0
+	}
+	C, F := int64(c.HiddenSize), int64(c.IntermediateSize)
+	kv := int64(c.NumKeyValueHeads) * headDim(c)
+	sizes := map[string]int64{"q": 2 * C, "k": C + kv, "v": C + kv, "o": 2 * C, "gate": C + F, "up": C + F, "down": C + F}
+	var n int64
+	for _, t := range lora.Targets {
+		n += sizes[strings.TrimSuffix(t, "_proj")]
+	}
+	return n * int64(lora.Rank) * int64(c.NumHiddenLayers)
+}
+
+// adapterActivationBytes is what adapters add to a training graph of
+// seqs × T tokens: per target and token the rank-r product and its scaled
+// copy, and with dropout the mask and the dropped input (in values each).
+func adapterActivationBytes(c policy.Config, lora policy.LoRAConfig, seqs, T int) int64 {
+	if !lora.Enabled() || seqs <= 0 || T <= 0 {
+		return 0
+	}
+	C, F := int64(c.HiddenSize), int64(c.IntermediateSize)
+	in := map[string]int64{"q": C, "k": C, "v": C, "o": C, "gate": C, "up": C, "down": F}
+	var per int64
+	for _, t := range lora.Targets {
+		per += 2 * int64(lora.Rank)
+		if lora.Dropout > 0 {
+			per += 2 * in[strings.TrimSuffix(t, "_proj")]
+		}
+	}
+	return 4 * int64(seqs) * int64(T) * int64(c.NumHiddenLayers) * per
+}
+
 // ActivationBytes estimates the buffers of one training graph of seqs
 // sequences of T tokens (forward values, gradients, saved attention
 // probabilities) for a model of shape c.
@@ -128,15 +170,26 @@ func Estimate(c policy.Config, r Run) Plan {
 			p.Terms = append(p.Terms, Term{name, b})
 		}
 	}
-	add("weights (f32)", w)
-	if r.Train {
-		add("gradients", w)
-		add("AdamW moments", 2*w)
+	if r.LoRA.Enabled() {
+		a := 4 * AdapterParams(c, r.LoRA)
+		add("weights (f32, frozen)", w)
+		add(fmt.Sprintf("LoRA adapters (rank %d)", r.LoRA.Rank), a)
+		if r.Train {
+			add("adapter gradients", a)
+			add("adapter AdamW moments", 2*a)
+		}
+	} else {
+		add("weights (f32)", w)
+		if r.Train {
+			add("gradients", w)
+			add("AdamW moments", 2*w)
+		}
+		if r.Reference {
+			add("reference model", w)
+		}
 	}
-	if r.Reference {
-		add("reference model", w)
-	}
-	add(fmt.Sprintf("activations (%d x %d tokens)", r.GraphSeqs, r.GraphLen), ActivationBytes(c, r.GraphSeqs, r.GraphLen))
+	add(fmt.Sprintf("activations (%d x %d tokens)", r.GraphSeqs, r.GraphLen),
+		ActivationBytes(c, r.GraphSeqs, r.GraphLen)+adapterActivationBytes(c, r.LoRA, r.GraphSeqs, r.GraphLen))
 	add(fmt.Sprintf("KV cache (%d x %d tokens)", r.DecodeSeqs, r.DecodeLen), KVCacheBytes(c, r.DecodeSeqs, r.DecodeLen))
 	add("runtime and data", RuntimeBytes)
 	return p

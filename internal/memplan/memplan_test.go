@@ -123,3 +123,46 @@ func ExamplePlan_Write() {
 	//   runtime and data                    200 MiB
 	//   estimated peak                      533 MiB
 }
+
+// TestLoRAPlan: AdapterParams counts the adapters policy attaches, and a
+// LoRA plan holds the frozen weights once, gradients and moments of the
+// adapters only, and no reference copy.
+func TestLoRAPlan(t *testing.T) {
+	c := tiny()
+	for _, targets := range [][]string{nil, {"q_proj", "v"}, {"down", "gate", "k"}} {
+		lc := policy.DefaultLoRAConfig()
+		lc.Rank = 8
+		if targets != nil {
+			lc.Targets = targets
+		}
+		m, err := policy.New(c, rand.New(rand.NewSource(1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.AttachLoRA(lc, rand.New(rand.NewSource(2))); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, p := range m.LoRA().Params() {
+			n += len(p.Data)
+		}
+		if got := AdapterParams(c, lc); got != int64(n) {
+			t.Errorf("targets %v: AdapterParams = %d, the model has %d", targets, got, n)
+		}
+		a := 4 * int64(n)
+		p := Estimate(c, Run{Train: true, Reference: true, LoRA: lc})
+		want := map[string]int64{"weights (f32, frozen)": 4 * Params(c), "LoRA adapters (rank 8)": a,
+			"adapter gradients": a, "adapter AdamW moments": 2 * a, "runtime and data": RuntimeBytes}
+		if len(p.Terms) != len(want) {
+			t.Errorf("targets %v: terms %+v, want %v", targets, p.Terms, want)
+		}
+		for _, term := range p.Terms {
+			if want[term.Name] != term.Bytes {
+				t.Errorf("targets %v: %s = %d, want %d", targets, term.Name, term.Bytes, want[term.Name])
+			}
+		}
+	}
+	if AdapterParams(c, policy.DefaultLoRAConfig()) != 0 {
+		t.Error("rank 0 has adapters")
+	}
+}
