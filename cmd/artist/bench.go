@@ -34,6 +34,7 @@ type benchSettings struct {
 	floats                  int  // -allreduce size without a model
 	force                   bool // run past a memory plan that does not fit
 	loraRank                int  // LoRA adapters of this rank on every target; 0: full weights
+	microBatch              int  // -grpo: sequences per backward pass; 0: all at once
 }
 
 // lora is the adapters of -lora-rank: alpha 2·rank, all seven targets,
@@ -58,6 +59,7 @@ type benchReport struct {
 	Prompt         int    `json:"prompt"`
 	NewTokens      int    `json:"new_tokens"`
 	Steps          int    `json:"steps"`
+	MicroBatch     int    `json:"micro_batch,omitempty"`
 	LoRARank       int    `json:"lora_rank,omitempty"`
 	// Medians over Steps repetitions.
 	TrainStepS         float64 `json:"train_step_s"`
@@ -89,6 +91,7 @@ func runBench(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.BoolVar(&s.allreduce, "allreduce", false, "instead, under mpirun -np N: time the all-reduce of the model's gradient (float32, one per weight) against a copy of the same bytes")
 	fs.IntVar(&s.floats, "floats", 0, "with -allreduce: all-reduce this many float32 values instead of a model's gradient")
 	fs.IntVar(&s.loraRank, "lora-rank", 0, "train LoRA adapters of this rank (alpha 2·rank, targets q, k, v, o, gate, up, down) on frozen weights instead of the full weights; with -grpo the reference log-probs are the base's")
+	fs.IntVar(&s.microBatch, "micro-batch", 0, "with -grpo: back-propagate the update in passes of at most this many sequences, as grpo.micro_batch does (0: all at once)")
 	fs.BoolVar(&s.force, "force", false, "run even when the memory plan exceeds the memory available")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
@@ -131,7 +134,7 @@ func runBench(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	rep := benchReport{Backend: info.Name, Threads: info.Threads, LibraryThreads: info.LibraryThreads,
 		Core: info.Core, Library: info.Library, Params: m.NumParams(), Batch: s.batch, Seq: s.seq,
 		DecodeBatch: s.decodeBatch, Prompt: s.prompt, NewTokens: s.newTokens, Steps: s.steps,
-		LoRARank: s.loraRank, BackendDescription: sel.String()}
+		LoRARank: s.loraRank, MicroBatch: s.microBatch, BackendDescription: sel.String()}
 	if s.grpo {
 		if rep.Phases, err = benchGRPO(m, s, rng, began); err != nil {
 			return err
@@ -183,7 +186,7 @@ func (s *benchSettings) validate() error {
 		v    int
 		min  int
 	}{{"batch", s.batch, 1}, {"seq", s.seq, 2}, {"decode-batch", s.decodeBatch, 1}, {"prompt", s.prompt, 1},
-		{"new-tokens", s.newTokens, 1}, {"steps", s.steps, 1}, {"warmup", s.warmup, 0}, {"lora-rank", s.loraRank, 0}} {
+		{"new-tokens", s.newTokens, 1}, {"steps", s.steps, 1}, {"warmup", s.warmup, 0}, {"lora-rank", s.loraRank, 0}, {"micro-batch", s.microBatch, 0}} {
 		if f.v < f.min {
 			return fmt.Errorf("-%s is %d; it must be at least %d", f.name, f.v, f.min)
 		}
@@ -219,6 +222,9 @@ func (s *benchSettings) checkPlan(w io.Writer) error {
 	}
 	if s.grpo { // the reference log-probs reuse the model: no second copy
 		run.GraphSeqs, run.GraphLen = s.decodeBatch, s.prompt+s.newTokens
+		if s.microBatch > 0 {
+			run.GraphSeqs = min(s.microBatch, s.decodeBatch)
+		}
 	}
 	return checkPlan(w, memplan.Estimate(cfg, run), s.force)
 }

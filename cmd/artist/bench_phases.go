@@ -25,8 +25,10 @@ type benchPhase struct {
 // -decode-batch sequences of -new-tokens tokens after a -prompt-token
 // prompt with the key/value cache (temperature 1 from the seeded source);
 // "ref_logprobs" scores them again without gradients, as the KL reference
-// and a later mini-batch's old policy do; "update" is Backward of a loss
-// on the sampled tokens and an AdamW step. The first entry, "model", is
+// and a later mini-batch's old policy do (the base, adapters off, with
+// -lora-rank); "update" is Backward of a loss on the sampled tokens (in
+// passes of -micro-batch sequences) and an AdamW step of the trained
+// parameters. The first entry, "model", is
 // the memory after building the model, timed from start.
 func benchGRPO(m *policy.Model, s benchSettings, rng *rand.Rand, start time.Time) ([]benchPhase, error) {
 	phases := []benchPhase{{Name: "model", Seconds: benchRound(time.Since(start).Seconds(), 3), PeakRSSMiB: benchRound(sysmem.PeakRSSMiB(), 1)}}
@@ -69,8 +71,14 @@ func benchGRPO(m *policy.Model, s benchSettings, rng *rand.Rand, start time.Time
 		}
 	}
 	opt := trainer.NewAdamWOn(m.Backend(), m.TrainParams(), trainer.DefaultAdamWConfig())
-	if _, err := m.Backward(seqs, coef); err != nil {
-		return nil, err
+	step := B // sequences per backward pass
+	if s.microBatch > 0 {
+		step = s.microBatch
+	}
+	for lo := 0; lo < B; lo += step {
+		if _, err := m.Backward(seqs[lo:min(lo+step, B)], coef[lo:min(lo+step, B)]); err != nil {
+			return nil, err
+		}
 	}
 	opt.Step(1e-6)
 	mark("update", t0)

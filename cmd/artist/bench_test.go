@@ -147,14 +147,15 @@ func TestBenchHelper(t *testing.T) {
 // TestBenchGRPO checks the phase-by-phase report: every phase in order,
 // timed, with a peak RSS that never falls.
 func TestBenchGRPO(t *testing.T) {
-	for _, lora := range []string{"0", "4"} {
-		t.Run("lora-rank="+lora, func(t *testing.T) { benchGRPOReport(t, lora) })
+	for _, tc := range []struct{ lora, micro string }{{"0", "0"}, {"4", "2"}} {
+		t.Run("lora-rank="+tc.lora, func(t *testing.T) { benchGRPOReport(t, tc.lora, tc.micro) })
 	}
 }
 
-func benchGRPOReport(t *testing.T, loraRank string) {
+func benchGRPOReport(t *testing.T, loraRank, micro string) {
 	config, _ := benchFixtures(t)
-	code, stdout, stderr := runCLI("bench", "-model-config", config, "-grpo", "-seq", "11", "-decode-batch", "3", "-prompt", "6", "-new-tokens", "5", "-lora-rank", loraRank)
+	code, stdout, stderr := runCLI("bench", "-model-config", config, "-grpo", "-seq", "11", "-decode-batch", "3", "-prompt", "6", "-new-tokens", "5",
+		"-lora-rank", loraRank, "-micro-batch", micro)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -177,8 +178,8 @@ func benchGRPOReport(t *testing.T, loraRank string) {
 	if rep.TrainTokensPerS != 0 {
 		t.Errorf("-grpo also measured the training medians: %+v", rep)
 	}
-	if fmt.Sprint(rep.LoRARank) != loraRank {
-		t.Errorf("lora_rank %d, want %s", rep.LoRARank, loraRank)
+	if fmt.Sprint(rep.LoRARank) != loraRank || fmt.Sprint(rep.MicroBatch) != micro {
+		t.Errorf("lora_rank %d, micro_batch %d, want %s and %s", rep.LoRARank, rep.MicroBatch, loraRank, micro)
 	}
 	if loraRank != "0" && !strings.Contains(stderr, "LoRA adapters (rank "+loraRank+")") {
 		t.Errorf("the memory plan does not count the adapters:\n%s", stderr)
