@@ -25,25 +25,7 @@ func eval(x expr, f *frame) (any, error) {
 		}
 		return newSet(items)
 	case *pyDict:
-		d := bfcl.NewDict()
-		for i, kx := range x.Keys {
-			if kx == nil {
-				return nil, fmt.Errorf("line %d: ** in a dict display is not supported", x.Line)
-			}
-			k, err := eval(kx, f)
-			if err != nil {
-				return nil, err
-			}
-			v, err := eval(x.Values[i], f)
-			if err != nil {
-				return nil, err
-			}
-			if err := checkKey(k); err != nil {
-				return nil, err
-			}
-			d.Set(k, v)
-		}
-		return d, nil
+		return evalDict(x, f)
 	case *pyComp:
 		return evalComp(x, f)
 	case *pyAttribute:
@@ -53,102 +35,152 @@ func eval(x expr, f *frame) (any, error) {
 		}
 		return getattr(v, x.Attr)
 	case *pySubscript:
-		v, err := eval(x.X, f)
-		if err != nil {
-			return nil, err
-		}
-		k, err := eval(x.Index, f)
+		v, k, err := eval2(x.X, x.Index, f)
 		if err != nil {
 			return nil, err
 		}
 		return index(v, k)
 	case *pyCall:
-		fn, err := eval(x.Func, f)
-		if err != nil {
-			return nil, err
-		}
-		args, err := evalList(x.Args, f)
-		if err != nil {
-			return nil, err
-		}
-		kw := map[string]any{}
-		for _, k := range x.Kw {
-			if k.Name == "" {
-				return nil, fmt.Errorf("line %d: **kwargs in a call is not supported", x.Line)
-			}
-			if kw[k.Name], err = eval(k.Value, f); err != nil {
-				return nil, err
-			}
-		}
-		return call(fn, args, kw)
+		return evalCall(x, f)
 	case *pyBinOp:
-		a, err := eval(x.L, f)
-		if err != nil {
-			return nil, err
-		}
-		b, err := eval(x.R, f)
+		a, b, err := eval2(x.L, x.R, f)
 		if err != nil {
 			return nil, err
 		}
 		return binop(x.Op, a, b)
 	case *pyUnaryOp:
-		v, err := eval(x.X, f)
-		if err != nil {
-			return nil, err
-		}
-		if x.Op == "not" {
-			t, err := truth(v)
-			return !t, err
-		}
-		return negate(x.Op, v)
+		return evalUnary(x, f)
 	case *pyBoolOp:
-		var v any
-		for _, e := range x.Values {
-			var err error
-			if v, err = eval(e, f); err != nil {
-				return nil, err
-			}
-			t, err := truth(v)
-			if err != nil {
-				return nil, err
-			}
-			if t == (x.Op == "or") {
-				return v, nil
-			}
-		}
-		return v, nil
+		return evalBoolOp(x, f)
 	case *pyCompare:
-		a, err := eval(x.Left, f)
-		if err != nil {
-			return nil, err
-		}
-		for i, op := range x.Ops {
-			b, err := eval(x.Comps[i], f)
-			if err != nil {
-				return nil, err
-			}
-			ok, err := compare(op, a, b)
-			if err != nil || !ok {
-				return false, err
-			}
-			a = b
-		}
-		return true, nil
+		return evalCompare(x, f)
 	case *pyIfExp:
-		c, err := eval(x.Test, f)
-		if err != nil {
-			return nil, err
-		}
-		t, err := truth(c)
-		if err != nil {
-			return nil, err
-		}
-		if t {
-			return eval(x.Body, f)
-		}
-		return eval(x.Else, f)
+		return evalIfExp(x, f)
 	}
 	return nil, fmt.Errorf("line %d: %s is not supported by the state derivation", x.line(), nodeName(x))
+}
+
+// eval2 evaluates a, then b.
+func eval2(a, b expr, f *frame) (any, any, error) {
+	va, err := eval(a, f)
+	if err != nil {
+		return nil, nil, err
+	}
+	vb, err := eval(b, f)
+	if err != nil {
+		return nil, nil, err
+	}
+	return va, vb, nil
+}
+
+// evalDict builds a dict display, keys and values in source order.
+func evalDict(x *pyDict, f *frame) (any, error) {
+	d := bfcl.NewDict()
+	for i, kx := range x.Keys {
+		if kx == nil {
+			return nil, fmt.Errorf("line %d: ** in a dict display is not supported", x.Line)
+		}
+		k, v, err := eval2(kx, x.Values[i], f)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkKey(k); err != nil {
+			return nil, err
+		}
+		d.Set(k, v)
+	}
+	return d, nil
+}
+
+// evalCall evaluates the callee, the positional arguments, then the
+// keyword ones, and calls.
+func evalCall(x *pyCall, f *frame) (any, error) {
+	fn, err := eval(x.Func, f)
+	if err != nil {
+		return nil, err
+	}
+	args, err := evalList(x.Args, f)
+	if err != nil {
+		return nil, err
+	}
+	kw := map[string]any{}
+	for _, k := range x.Kw {
+		if k.Name == "" {
+			return nil, fmt.Errorf("line %d: **kwargs in a call is not supported", x.Line)
+		}
+		if kw[k.Name], err = eval(k.Value, f); err != nil {
+			return nil, err
+		}
+	}
+	return call(fn, args, kw)
+}
+
+func evalUnary(x *pyUnaryOp, f *frame) (any, error) {
+	v, err := eval(x.X, f)
+	if err != nil {
+		return nil, err
+	}
+	if x.Op == "not" {
+		t, err := truth(v)
+		return !t, err
+	}
+	return negate(x.Op, v)
+}
+
+// evalBoolOp short-circuits as Python does: the first operand that
+// decides, else the last.
+func evalBoolOp(x *pyBoolOp, f *frame) (any, error) {
+	var v any
+	for _, e := range x.Values {
+		var err error
+		if v, err = eval(e, f); err != nil {
+			return nil, err
+		}
+		t, err := truth(v)
+		if err != nil {
+			return nil, err
+		}
+		if t == (x.Op == "or") {
+			return v, nil
+		}
+	}
+	return v, nil
+}
+
+// evalCompare chains comparisons (a < b < c), each operand evaluated
+// once and the chain stopping at the first false.
+func evalCompare(x *pyCompare, f *frame) (any, error) {
+	a, err := eval(x.Left, f)
+	if err != nil {
+		return nil, err
+	}
+	for i, op := range x.Ops {
+		b, err := eval(x.Comps[i], f)
+		if err != nil {
+			return nil, err
+		}
+		ok, err := compare(op, a, b)
+		if err != nil || !ok {
+			return false, err
+		}
+		a = b
+	}
+	return true, nil
+}
+
+func evalIfExp(x *pyIfExp, f *frame) (any, error) {
+	c, err := eval(x.Test, f)
+	if err != nil {
+		return nil, err
+	}
+	t, err := truth(c)
+	if err != nil {
+		return nil, err
+	}
+	if t {
+		return eval(x.Body, f)
+	}
+	return eval(x.Else, f)
 }
 
 func evalList(elts []expr, f *frame) ([]any, error) {

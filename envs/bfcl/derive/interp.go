@@ -96,6 +96,38 @@ func execStmt(s stmt, f *frame) (any, bool, error) {
 	case *pyExprStmt:
 		_, err := eval(s.X, f)
 		return nil, false, err
+	case *pyAssign, *pyAnnAssign, *pyAugAssign:
+		return nil, false, wrap(execAssign(s, f))
+	case *pyIf:
+		return execIf(s, f, wrap)
+	case *pyFor:
+		return execFor(s, f, wrap)
+	case *pyReturn:
+		if s.Value == nil {
+			return nil, true, nil
+		}
+		v, err := eval(s.Value, f)
+		return v, err == nil, wrap(err)
+	case *pyFuncDef:
+		f.locals[s.Name] = function{def: s, globals: f.globals}
+		return nil, false, nil
+	case *pyClassDef:
+		return nil, false, defineClass(s, f)
+	case *pyImport:
+		execImport(s, f)
+		return nil, false, nil
+	case *pySimple:
+		if s.Kind == "pass" {
+			return nil, false, nil
+		}
+	}
+	return nil, false, fmt.Errorf("line %d: this statement is not supported by the state derivation", s.line())
+}
+
+// execAssign runs an assignment statement: plain (to each target in
+// turn), annotated (an annotation alone binds nothing) or augmented.
+func execAssign(s stmt, f *frame) error {
+	switch s := s.(type) {
 	case *pyAssign:
 		v, err := eval(s.Value, f)
 		for _, t := range s.Targets {
@@ -103,16 +135,16 @@ func execStmt(s stmt, f *frame) (any, bool, error) {
 				err = assign(t, v, f)
 			}
 		}
-		return nil, false, wrap(err)
+		return err
 	case *pyAnnAssign:
 		if s.Value == nil {
-			return nil, false, nil // an annotation alone binds nothing
+			return nil
 		}
 		v, err := eval(s.Value, f)
 		if err == nil {
 			err = assign(s.Target, v, f)
 		}
-		return nil, false, wrap(err)
+		return err
 	case *pyAugAssign:
 		cur, err := eval(s.Target, f)
 		var v any
@@ -125,79 +157,78 @@ func execStmt(s stmt, f *frame) (any, bool, error) {
 		if err == nil {
 			err = assign(s.Target, v, f)
 		}
+		return err
+	}
+	panic("derive: execAssign of a statement that assigns nothing")
+}
+
+func execIf(s *pyIf, f *frame, wrap func(error) error) (any, bool, error) {
+	c, err := eval(s.Test, f)
+	var t bool
+	if err == nil {
+		t, err = truth(c)
+	}
+	if err != nil {
 		return nil, false, wrap(err)
-	case *pyIf:
-		c, err := eval(s.Test, f)
-		var t bool
-		if err == nil {
-			t, err = truth(c)
-		}
-		if err != nil {
+	}
+	if t {
+		return execBlock(s.Body, f)
+	}
+	return execBlock(s.Else, f)
+}
+
+// execFor runs the body once per item; the else block runs when no
+// return left the loop (the interpreter has no break).
+func execFor(s *pyFor, f *frame, wrap func(error) error) (any, bool, error) {
+	it, err := eval(s.Iter, f)
+	var items []any
+	if err == nil {
+		items, err = iterate(it)
+	}
+	if err != nil {
+		return nil, false, wrap(err)
+	}
+	for _, x := range items {
+		if err := assign(s.Target, x, f); err != nil {
 			return nil, false, wrap(err)
 		}
-		if t {
-			return execBlock(s.Body, f)
-		}
-		return execBlock(s.Else, f)
-	case *pyFor:
-		it, err := eval(s.Iter, f)
-		var items []any
-		if err == nil {
-			items, err = iterate(it)
-		}
-		if err != nil {
-			return nil, false, wrap(err)
-		}
-		for _, x := range items {
-			if err := assign(s.Target, x, f); err != nil {
-				return nil, false, wrap(err)
-			}
-			if ret, returned, err := execBlock(s.Body, f); err != nil || returned {
-				return ret, returned, err
-			}
-		}
-		return execBlock(s.Else, f)
-	case *pyReturn:
-		if s.Value == nil {
-			return nil, true, nil
-		}
-		v, err := eval(s.Value, f)
-		return v, err == nil, wrap(err)
-	case *pyFuncDef:
-		f.locals[s.Name] = function{def: s, globals: f.globals}
-		return nil, false, nil
-	case *pyClassDef:
-		c := &class{name: s.Name, methods: map[string]*pyFuncDef{}, globals: f.globals}
-		for _, m := range s.Body {
-			switch m := m.(type) {
-			case *pyFuncDef:
-				c.methods[m.Name] = m
-			case *pyExprStmt: // docstring
-			case *pySimple:
-				if m.Kind != "pass" {
-					return nil, false, fmt.Errorf("line %d: class %s: only methods are supported in a class body", m.line(), s.Name)
-				}
-			default:
-				return nil, false, fmt.Errorf("line %d: class %s: only methods are supported in a class body", m.line(), s.Name)
-			}
-		}
-		f.locals[s.Name] = c
-		return nil, false, nil
-	case *pyImport:
-		for _, n := range s.Names {
-			if s.Module == "copy" && n.Name == "deepcopy" {
-				f.locals[n.As] = builtins["deepcopy"]
-			} else {
-				f.locals[n.As] = opaque{what: joinDotted(s.Module, n.Name)}
-			}
-		}
-		return nil, false, nil
-	case *pySimple:
-		if s.Kind == "pass" {
-			return nil, false, nil
+		if ret, returned, err := execBlock(s.Body, f); err != nil || returned {
+			return ret, returned, err
 		}
 	}
-	return nil, false, fmt.Errorf("line %d: this statement is not supported by the state derivation", s.line())
+	return execBlock(s.Else, f)
+}
+
+// defineClass binds a class of methods (a docstring and pass allowed).
+func defineClass(s *pyClassDef, f *frame) error {
+	c := &class{name: s.Name, methods: map[string]*pyFuncDef{}, globals: f.globals}
+	for _, m := range s.Body {
+		switch m := m.(type) {
+		case *pyFuncDef:
+			c.methods[m.Name] = m
+		case *pyExprStmt: // docstring
+		case *pySimple:
+			if m.Kind != "pass" {
+				return fmt.Errorf("line %d: class %s: only methods are supported in a class body", m.line(), s.Name)
+			}
+		default:
+			return fmt.Errorf("line %d: class %s: only methods are supported in a class body", m.line(), s.Name)
+		}
+	}
+	f.locals[s.Name] = c
+	return nil
+}
+
+// execImport binds imported names: copy.deepcopy to the builtin, any
+// other to an opaque value that names it.
+func execImport(s *pyImport, f *frame) {
+	for _, n := range s.Names {
+		if s.Module == "copy" && n.Name == "deepcopy" {
+			f.locals[n.As] = builtins["deepcopy"]
+		} else {
+			f.locals[n.As] = opaque{what: joinDotted(s.Module, n.Name)}
+		}
+	}
 }
 
 func joinDotted(module, name string) string {
