@@ -29,103 +29,88 @@ func strftime(format string, t time.Time) string {
 			noPad = true
 			i++
 		}
-		num := func(n, width int, pad byte) {
-			s := strconv.Itoa(n)
-			if !noPad {
-				for len(s) < width {
-					s = string(pad) + s
-				}
-			}
-			b.WriteString(s)
-		}
-		hour12 := t.Hour() % 12
-		if hour12 == 0 {
-			hour12 = 12
-		}
-		switch format[i] {
-		case 'a':
-			b.WriteString(t.Weekday().String()[:3])
-		case 'A':
-			b.WriteString(t.Weekday().String())
-		case 'b', 'h':
-			b.WriteString(t.Month().String()[:3])
-		case 'B':
-			b.WriteString(t.Month().String())
-		case 'c':
-			b.WriteString(strftime("%a %b %e %H:%M:%S %Y", t))
-		case 'C':
-			num(t.Year()/100, 2, '0')
-		case 'd':
-			num(t.Day(), 2, '0')
-		case 'D', 'x':
-			b.WriteString(strftime("%m/%d/%y", t))
-		case 'e':
-			num(t.Day(), 2, ' ')
-		case 'F':
-			b.WriteString(strftime("%Y-%m-%d", t))
-		case 'H':
-			num(t.Hour(), 2, '0')
-		case 'I':
-			num(hour12, 2, '0')
-		case 'j':
-			num(t.YearDay(), 3, '0')
-		case 'k':
-			num(t.Hour(), 2, ' ')
-		case 'l':
-			num(hour12, 2, ' ')
-		case 'm':
-			num(int(t.Month()), 2, '0')
-		case 'M':
-			num(t.Minute(), 2, '0')
-		case 'n':
-			b.WriteByte('\n')
-		case 'p':
-			if t.Hour() < 12 {
-				b.WriteString("AM")
-			} else {
-				b.WriteString("PM")
-			}
-		case 'r':
-			b.WriteString(strftime("%I:%M:%S %p", t))
-		case 'R':
-			b.WriteString(strftime("%H:%M", t))
-		case 'S':
-			num(t.Second(), 2, '0')
-		case 't':
-			b.WriteByte('\t')
-		case 'T', 'X':
-			b.WriteString(strftime("%H:%M:%S", t))
-		case 'u':
-			num((int(t.Weekday())+6)%7+1, 1, '0')
-		case 'w':
-			num(int(t.Weekday()), 1, '0')
-		case 'y':
-			num(t.Year()%100, 2, '0')
-		case 'Y':
-			num(t.Year(), 1, '0')
-		case 'G':
-			y, _ := t.ISOWeek()
-			num(y, 1, '0')
-		case 'g':
-			y, _ := t.ISOWeek()
-			num(y%100, 2, '0')
-		case 'V':
-			_, w := t.ISOWeek()
-			num(w, 2, '0')
-		case 'U':
-			num((t.YearDay()+6-int(t.Weekday()))/7, 2, '0')
-		case 'W':
-			num((t.YearDay()+6-(int(t.Weekday())+6)%7)/7, 2, '0')
-		case 'f':
-			fmt.Fprintf(&b, "%06d", t.Nanosecond()/1000)
-		case 's':
-			b.WriteString(strconv.FormatInt(t.Unix(), 10))
-		case 'z', 'Z':
-		case '%':
-			b.WriteByte('%')
-		default:
+		if num, ok := numDirectives[format[i]]; ok {
+			n, width, pad := num(t)
+			writeNum(&b, n, width, pad, noPad)
+		} else if f, ok := compositeDirectives[format[i]]; ok {
+			b.WriteString(strftime(f, t))
+		} else if text, ok := textDirectives[format[i]]; ok {
+			b.WriteString(text(t))
+		} else {
 			b.WriteString(format[start : i+1])
 		}
 	}
 	return b.String()
+}
+
+// writeNum writes n padded with pad to width digits, unless noPad.
+func writeNum(b *strings.Builder, n, width int, pad byte, noPad bool) {
+	s := strconv.Itoa(n)
+	if !noPad {
+		for len(s) < width {
+			s = string(pad) + s
+		}
+	}
+	b.WriteString(s)
+}
+
+// numDirectives are the directives that write a number: its value, its
+// width and the padding that fills it ('-' drops the padding).
+var numDirectives = map[byte]func(t time.Time) (n, width int, pad byte){
+	'C': func(t time.Time) (int, int, byte) { return t.Year() / 100, 2, '0' },
+	'd': func(t time.Time) (int, int, byte) { return t.Day(), 2, '0' },
+	'e': func(t time.Time) (int, int, byte) { return t.Day(), 2, ' ' },
+	'H': func(t time.Time) (int, int, byte) { return t.Hour(), 2, '0' },
+	'I': func(t time.Time) (int, int, byte) { return hour12(t), 2, '0' },
+	'j': func(t time.Time) (int, int, byte) { return t.YearDay(), 3, '0' },
+	'k': func(t time.Time) (int, int, byte) { return t.Hour(), 2, ' ' },
+	'l': func(t time.Time) (int, int, byte) { return hour12(t), 2, ' ' },
+	'm': func(t time.Time) (int, int, byte) { return int(t.Month()), 2, '0' },
+	'M': func(t time.Time) (int, int, byte) { return t.Minute(), 2, '0' },
+	'S': func(t time.Time) (int, int, byte) { return t.Second(), 2, '0' },
+	'u': func(t time.Time) (int, int, byte) { return (int(t.Weekday())+6)%7 + 1, 1, '0' },
+	'w': func(t time.Time) (int, int, byte) { return int(t.Weekday()), 1, '0' },
+	'y': func(t time.Time) (int, int, byte) { return t.Year() % 100, 2, '0' },
+	'Y': func(t time.Time) (int, int, byte) { return t.Year(), 1, '0' },
+	'G': func(t time.Time) (int, int, byte) { y, _ := t.ISOWeek(); return y, 1, '0' },
+	'g': func(t time.Time) (int, int, byte) { y, _ := t.ISOWeek(); return y % 100, 2, '0' },
+	'V': func(t time.Time) (int, int, byte) { _, w := t.ISOWeek(); return w, 2, '0' },
+	'U': func(t time.Time) (int, int, byte) { return (t.YearDay() + 6 - int(t.Weekday())) / 7, 2, '0' },
+	'W': func(t time.Time) (int, int, byte) { return (t.YearDay() + 6 - (int(t.Weekday())+6)%7) / 7, 2, '0' },
+}
+
+// compositeDirectives stand for a format of other directives.
+var compositeDirectives = map[byte]string{
+	'c': "%a %b %e %H:%M:%S %Y",
+	'D': "%m/%d/%y", 'x': "%m/%d/%y",
+	'F': "%Y-%m-%d",
+	'r': "%I:%M:%S %p",
+	'R': "%H:%M",
+	'T': "%H:%M:%S", 'X': "%H:%M:%S",
+}
+
+// textDirectives are the directives that write names and fixed text (%z
+// and %Z are empty for a naive time).
+var textDirectives = map[byte]func(t time.Time) string{
+	'a': func(t time.Time) string { return t.Weekday().String()[:3] },
+	'A': func(t time.Time) string { return t.Weekday().String() },
+	'b': func(t time.Time) string { return t.Month().String()[:3] },
+	'h': func(t time.Time) string { return t.Month().String()[:3] },
+	'B': func(t time.Time) string { return t.Month().String() },
+	'p': func(t time.Time) string { return map[bool]string{true: "AM", false: "PM"}[t.Hour() < 12] },
+	'f': func(t time.Time) string { return fmt.Sprintf("%06d", t.Nanosecond()/1000) },
+	's': func(t time.Time) string { return strconv.FormatInt(t.Unix(), 10) },
+	'n': func(time.Time) string { return "\n" },
+	't': func(time.Time) string { return "\t" },
+	'%': func(time.Time) string { return "%" },
+	'z': func(time.Time) string { return "" },
+	'Z': func(time.Time) string { return "" },
+}
+
+// hour12 is the hour on a 12-hour clock (12, 1, ..., 11).
+func hour12(t time.Time) int {
+	if h := t.Hour() % 12; h != 0 {
+		return h
+	}
+	return 12
 }
