@@ -200,6 +200,33 @@ func (t *Template) variables(msgs []Message, opts Options) (map[string]jinja.Val
 		return nil, errors.New("no messages")
 	}
 	vars := make(map[string]jinja.Value, 16)
+	t.putTokens(vars)
+	list, err := messageList(msgs)
+	if err != nil {
+		return nil, err
+	}
+	vars["messages"] = list
+	if vars["tools"], err = toolList(opts.Tools); err != nil {
+		return nil, err
+	}
+	vars["documents"] = jinja.None()
+	vars["add_generation_prompt"] = jinja.NewBool(opts.AddGenerationPrompt)
+	for k, x := range opts.Vars {
+		if reserved[k] {
+			return nil, fmt.Errorf("Vars[%q]: %s is set by Render", k, k)
+		}
+		v, err := goValue(x)
+		if err != nil {
+			return nil, fmt.Errorf("Vars[%q]: %w", k, err)
+		}
+		vars[k] = v
+	}
+	putFunctions(vars, opts.Now)
+	return vars, nil
+}
+
+// putTokens sets the special tokens the template's tokenizer has.
+func (t *Template) putTokens(vars map[string]jinja.Value) {
 	str := func(k, s string) {
 		if s != "" {
 			vars[k] = jinja.NewString(s)
@@ -219,56 +246,52 @@ func (t *Template) variables(msgs []Message, opts Options) (map[string]jinja.Val
 		}
 		vars["additional_special_tokens"] = jinja.NewList(items)
 	}
+}
 
+// messageList checks each message's role and fields and converts them.
+func messageList(msgs []Message) (jinja.Value, error) {
 	list := make([]jinja.Value, len(msgs))
 	for i, m := range msgs {
 		if !roles[m.Role] {
-			return nil, fmt.Errorf("message %d: role %q: want system, user, assistant or tool", i, m.Role)
+			return jinja.Value{}, fmt.Errorf("message %d: role %q: want system, user, assistant or tool", i, m.Role)
 		}
 		if len(m.ToolCalls) > 0 && m.Role != "assistant" {
-			return nil, fmt.Errorf("message %d: a %s message has tool calls: only assistant messages may", i, m.Role)
+			return jinja.Value{}, fmt.Errorf("message %d: a %s message has tool calls: only assistant messages may", i, m.Role)
 		}
 		if m.ToolCallID != "" && m.Role != "tool" {
-			return nil, fmt.Errorf("message %d: a %s message has a tool_call_id: only tool messages may", i, m.Role)
+			return jinja.Value{}, fmt.Errorf("message %d: a %s message has a tool_call_id: only tool messages may", i, m.Role)
 		}
 		v, err := messageValue(m)
 		if err != nil {
-			return nil, fmt.Errorf("message %d: %w", i, err)
+			return jinja.Value{}, fmt.Errorf("message %d: %w", i, err)
 		}
 		list[i] = v
 	}
-	vars["messages"] = jinja.NewList(list)
+	return jinja.NewList(list), nil
+}
 
-	vars["tools"] = jinja.None()
-	if opts.Tools != nil {
-		tools := make([]jinja.Value, len(opts.Tools))
-		for i, raw := range opts.Tools {
-			if !bytes.HasPrefix(bytes.TrimSpace(raw), []byte("{")) {
-				return nil, fmt.Errorf("tool %d: want a JSON object", i)
-			}
-			v, err := jsonValue(raw)
-			if err != nil {
-				return nil, fmt.Errorf("tool %d: %w", i, err)
-			}
-			tools[i] = v
-		}
-		vars["tools"] = jinja.NewList(tools)
+// toolList converts the tools' JSON objects; None when there are none.
+func toolList(raws []json.RawMessage) (jinja.Value, error) {
+	if raws == nil {
+		return jinja.None(), nil
 	}
-	vars["documents"] = jinja.None()
-	vars["add_generation_prompt"] = jinja.NewBool(opts.AddGenerationPrompt)
-
-	for k, x := range opts.Vars {
-		if reserved[k] {
-			return nil, fmt.Errorf("Vars[%q]: %s is set by Render", k, k)
+	tools := make([]jinja.Value, len(raws))
+	for i, raw := range raws {
+		if !bytes.HasPrefix(bytes.TrimSpace(raw), []byte("{")) {
+			return jinja.Value{}, fmt.Errorf("tool %d: want a JSON object", i)
 		}
-		v, err := goValue(x)
+		v, err := jsonValue(raw)
 		if err != nil {
-			return nil, fmt.Errorf("Vars[%q]: %w", k, err)
+			return jinja.Value{}, fmt.Errorf("tool %d: %w", i, err)
 		}
-		vars[k] = v
+		tools[i] = v
 	}
+	return jinja.NewList(tools), nil
+}
 
-	now := opts.Now
+// putFunctions sets the functions and filters of transformers'
+// environment; strftime_now reads the clock now (time.Now when nil).
+func putFunctions(vars map[string]jinja.Value, now func() time.Time) {
 	if now == nil {
 		now = time.Now
 	}
@@ -287,7 +310,6 @@ func (t *Template) variables(msgs []Message, opts Options) (map[string]jinja.Val
 	})
 	vars[tojsonFilter] = jinja.NewCallable("tojson", tojson)
 	vars[printFilter] = jinja.NewCallable("print", printValue)
-	return vars, nil
 }
 
 // display is v as {{ v }} writes it, for raise_exception's message.
