@@ -36,31 +36,12 @@ func canonicalize(src string) (string, error) {
 	src = strings.ReplaceAll(src, "\r\n", "\n")
 	src = strings.ReplaceAll(src, "\r", "\n")
 	src = strings.TrimSuffix(src, "\n")
-
-	var out strings.Builder
-	out.Grow(len(src) + len(src)/4)
-	pending := 0 // removed newlines not yet written
-	flush := func() {
-		out.WriteString(strings.Repeat("\n", pending))
-		pending = 0
-	}
-	text := func(s string) {
-		if s == "" {
-			return
-		}
-		out.WriteString("{{")
-		flush()
-		out.WriteByte(' ')
-		writeLiteral(&out, s)
-		out.WriteString(" }}")
-	}
-	line := func(n int) int { return 1 + strings.Count(src[:n], "\n") }
-
-	pos, lineStart := 0, true
-	for pos < len(src) {
-		start := nextOpener(src, pos)
+	c := &canon{src: src, lineStart: true}
+	c.out.Grow(len(src) + len(src)/4)
+	for c.pos < len(src) {
+		start := nextOpener(src, c.pos)
 		if start < 0 {
-			text(src[pos:])
+			c.text(src[c.pos:])
 			break
 		}
 		kind := src[start+1]
@@ -74,57 +55,113 @@ func canonicalize(src string) (string, error) {
 		if kind == '%' {
 			rawEnd = matchRawBegin(src, i)
 		}
-		data, removed := leftControl(src[pos:start], sign, kind != '{', lineStart)
-		text(data)
-		pending += removed
-
+		data, removed := leftControl(src[c.pos:start], sign, kind != '{', c.lineStart)
+		c.text(data)
+		c.pending += removed
+		var err error
 		switch {
 		case rawEnd >= 0:
-			// The raw block's content is text, up to the first endraw tag;
-			// no trim_blocks after {% raw %}.
-			pending += strings.Count(src[start:rawEnd], "\n")
-			pos = rawEnd
-			lineStart = src[pos-1] == '\n'
-			k, endSign, after := findEndRaw(src, pos)
-			if k < 0 {
-				return "", fmt.Errorf("line %d: raw block without {%% endraw %%}", line(start))
-			}
-			data, removed := leftControl(src[pos:k], endSign, true, lineStart)
-			text(data)
-			pending += removed
-			pos, lineStart = after, src[after-1] == '\n'
-			pending += strings.Count(src[k:after], "\n")
+			err = c.rawBlock(start, rawEnd)
 		case kind == '#':
-			j := strings.Index(src[i:], "#}")
-			if j < 0 {
-				return "", fmt.Errorf("line %d: unclosed comment", line(start))
-			}
-			j += i
-			var closeSign byte
-			if j > i && (src[j-1] == '-' || src[j-1] == '+') {
-				closeSign = src[j-1]
-			}
-			pending += strings.Count(src[i:j], "\n")
-			pos, lineStart = rightControl(src, j+2, closeSign, true, &pending)
+			err = c.comment(start, i)
 		default:
-			content, closeSign, end, err := scanTag(src, i, kind)
-			if err != nil {
-				return "", fmt.Errorf("line %d: %w", line(start), err)
-			}
-			if kind == '%' {
-				out.WriteString("{%")
-				flush()
-				out.WriteString(content + "%}")
-			} else {
-				out.WriteString("{{")
-				flush()
-				out.WriteString("(" + content + ") | " + printFilter + " }}")
-			}
-			pos, lineStart = rightControl(src, end, closeSign, kind == '%', &pending)
+			err = c.tag(start, i, kind)
+		}
+		if err != nil {
+			return "", err
 		}
 	}
 	// Newlines removed at the end are dropped: no tag follows to hold them.
-	return out.String(), nil
+	return c.out.String(), nil
+}
+
+// canon is the state of one canonicalize: the source, the output, the
+// position and the newlines removed but not yet written.
+type canon struct {
+	src       string
+	out       strings.Builder
+	pending   int // removed newlines not yet written
+	pos       int
+	lineStart bool // pos starts a line
+}
+
+// flush writes the pending newlines.
+func (c *canon) flush() {
+	c.out.WriteString(strings.Repeat("\n", c.pending))
+	c.pending = 0
+}
+
+// text writes template text as a printed string literal.
+func (c *canon) text(s string) {
+	if s == "" {
+		return
+	}
+	c.out.WriteString("{{")
+	c.flush()
+	c.out.WriteByte(' ')
+	writeLiteral(&c.out, s)
+	c.out.WriteString(" }}")
+}
+
+func (c *canon) line(n int) int { return 1 + strings.Count(c.src[:n], "\n") }
+
+// rawBlock writes the content of the {% raw %} block whose opener starts
+// at start and ends at rawEnd as text, up to the first endraw tag; there
+// is no trim_blocks after {% raw %}.
+func (c *canon) rawBlock(start, rawEnd int) error {
+	src := c.src
+	c.pending += strings.Count(src[start:rawEnd], "\n")
+	c.pos = rawEnd
+	c.lineStart = src[c.pos-1] == '\n'
+	k, endSign, after := findEndRaw(src, c.pos)
+	if k < 0 {
+		return fmt.Errorf("line %d: raw block without {%% endraw %%}", c.line(start))
+	}
+	data, removed := leftControl(src[c.pos:k], endSign, true, c.lineStart)
+	c.text(data)
+	c.pending += removed
+	c.pos, c.lineStart = after, src[after-1] == '\n'
+	c.pending += strings.Count(src[k:after], "\n")
+	return nil
+}
+
+// comment drops the comment whose opener starts at start and whose
+// content starts at i, keeping its newlines pending.
+func (c *canon) comment(start, i int) error {
+	src := c.src
+	j := strings.Index(src[i:], "#}")
+	if j < 0 {
+		return fmt.Errorf("line %d: unclosed comment", c.line(start))
+	}
+	j += i
+	var closeSign byte
+	if j > i && (src[j-1] == '-' || src[j-1] == '+') {
+		closeSign = src[j-1]
+	}
+	c.pending += strings.Count(src[i:j], "\n")
+	c.pos, c.lineStart = rightControl(src, j+2, closeSign, true, &c.pending)
+	return nil
+}
+
+// tag writes the statement or expression tag whose opener starts at
+// start and whose content starts at i; an expression prints through
+// printFilter.
+func (c *canon) tag(start, i int, kind byte) error {
+	content, closeSign, end, err := scanTag(c.src, i, kind)
+	if err != nil {
+		return fmt.Errorf("line %d: %w", c.line(start), err)
+	}
+	if kind == '%' {
+		c.out.WriteString("{%")
+		c.flush()
+		c.out.WriteString(content + "%}")
+	} else {
+		c.out.WriteString("{{")
+		c.flush()
+		c.out.WriteString("(" + content + ") | " + printFilter + " }}")
+	}
+	c.pos, c.lineStart = rightControl(c.src, end, closeSign, kind == '%', &c.pending)
+	return nil
 }
 
 // nextOpener returns the index of the first "{{", "{%" or "{#" at or after
