@@ -83,6 +83,15 @@ type TurnSession interface {
 	StartTurn(turn int)
 }
 
+// StateSession is a ToolSession that reports, once closed, what its
+// calls left (a function-calling environment's end state), so that
+// rewards score from it instead of replaying the calls: the rollout
+// engine records EndState as the trajectory's ToolState.
+type StateSession interface {
+	ToolSession
+	EndState() any
+}
+
 // UserTool is a SessionTool whose sessions are UserSessions: the later
 // user messages of its tasks come from a user who reacts to what the
 // policy says, not from Task.Turns.

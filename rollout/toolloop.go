@@ -119,6 +119,9 @@ func (l *toolLoop) reply(ctx context.Context, said string) (msg string, done boo
 func (l *toolLoop) close() {
 	if l.sess != nil {
 		l.sess.Close()
+		if ss, ok := l.sess.(envs.StateSession); ok {
+			l.traj.ToolState = ss.EndState()
+		}
 	}
 }
 

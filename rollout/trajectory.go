@@ -36,15 +36,21 @@ type Call struct {
 // top_p < 1, NucleusLogProbs holds the renormalised nucleus's), and 0
 // elsewhere.
 type Trajectory struct {
-	Task      envs.Task  `json:"task"`
-	Group     int        `json:"group"` // index of the task's group in the batch
-	Tokens    []int      `json:"tokens"`
-	Kinds     []Kind     `json:"kinds"`
-	Mask      []uint8    `json:"mask"`
-	LogProbs  []float32  `json:"logprobs"`
-	PromptLen int        `json:"prompt_len"`
-	Response  string     `json:"response"` // decoded text after the prompt, tool results included (with Engine.Chat: a transcription in the format's tags)
-	Calls     []Call     `json:"calls"`
+	Task      envs.Task `json:"task"`
+	Group     int       `json:"group"` // index of the task's group in the batch
+	Tokens    []int     `json:"tokens"`
+	Kinds     []Kind    `json:"kinds"`
+	Mask      []uint8   `json:"mask"`
+	LogProbs  []float32 `json:"logprobs"`
+	PromptLen int       `json:"prompt_len"`
+	Response  string    `json:"response"` // decoded text after the prompt, tool results included (with Engine.Chat: a transcription in the format's tags)
+	Calls     []Call    `json:"calls"`
+	// ToolState is what the trajectory's tool session left when it closed
+	// (envs.StateSession.EndState), for rewards that score the end state;
+	// nil when the tool keeps none or no call was made. It is not
+	// serialised: a trajectory read back has none, and rewards then
+	// replay its calls.
+	ToolState any        `json:"-"`
 	Stop      StopReason `json:"stop"`
 	// Turns counts the user turns the policy was given: 1 plus the later
 	// user messages of a multi-turn task appended so far.

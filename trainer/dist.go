@@ -143,6 +143,7 @@ func (d *dist) exchange(local []scored, tasks []envs.Task, mark bool) ([]scored,
 	for i := range local {
 		t := *local[i].Traj
 		t.Task = envs.Task{}
+		t.ToolState = nil // a session's end state stays with the rank that scored it
 		local[i].Traj = &t
 	}
 	if err := gob.NewEncoder(&buf).Encode(local); err != nil {

@@ -59,8 +59,23 @@ func (e *Entry) Withheld(turn int) []string {
 // ground truth is non-empty, the turn must have calls, the public state of
 // every class must equal the ground truth's, and every ground-truth result
 // of the turn must occur among all the policy's results so far, counting
-// duplicates.
+// duplicates. Check replays the ground truth each time; Golds.Check
+// replays it once per entry.
 func Check(d *Data, e Entry, turns [][][]string) Verdict {
+	return check(d, e, turns, func() *goldRun {
+		g := &goldRun{}
+		g.results, g.states, g.err = replayGold(d, e)
+		return g
+	})
+}
+
+// Check is the package's Check with the ground truth of e replayed once
+// for every check of it.
+func (g *Golds) Check(e Entry, turns [][][]string) Verdict {
+	return check(g.d, e, turns, func() *goldRun { return g.of(e) })
+}
+
+func check(d *Data, e Entry, turns [][][]string, goldOf func() *goldRun) Verdict {
 	if len(turns) != len(e.GroundTruth) {
 		return fail(ErrTurnCount, -1, "model produced %d turns, ground truth has %d", len(turns), len(e.GroundTruth))
 	}
@@ -68,9 +83,9 @@ func Check(d *Data, e Entry, turns [][][]string) Verdict {
 	if err != nil {
 		return fail(ErrSetup, -1, "%v", err)
 	}
-	gold, err := NewEnv(d, e.InvolvedClasses, e.InitialConfig, e.LongContext())
-	if err != nil {
-		return fail(ErrSetup, -1, "%v", err)
+	gold := goldOf()
+	if gold.err != nil {
+		return fail(ErrSetup, -1, "%v", gold.err)
 	}
 	var all []string
 	for i, gt := range e.GroundTruth {
@@ -79,20 +94,16 @@ func Check(d *Data, e Entry, turns [][][]string) Verdict {
 				all = append(all, model.Execute(c))
 			}
 		}
-		want := make([]string, len(gt))
-		for j, c := range gt {
-			want[j] = gold.Execute(c)
-		}
 		if len(gt) == 0 {
 			continue
 		}
 		if emptyTurn(turns[i]) {
 			return fail(ErrEmptyTurn, i, "model response list is empty for turn %d", i)
 		}
-		if c, ok := sameState(model, gold); !ok {
+		if c, ok := sameState(model, gold.states[i]); !ok {
 			return fail(ErrState, i, "state of %s differs from the ground truth after turn %d", c, i)
 		}
-		if missing := missingResults(want, all); len(missing) > 0 {
+		if missing := missingResults(gold.results[i], all); len(missing) > 0 {
 			return fail(ErrResponse, i, "turn %d: ground-truth results not found among the model's: %q", i, missing)
 		}
 	}
@@ -108,13 +119,16 @@ func emptyTurn(steps [][]string) bool {
 	return len(steps) == 0 || (len(steps) == 1 && len(steps[0]) == 0)
 }
 
-// sameState compares every class's public state with Python equality,
-// ignoring the file system's parent links.
-func sameState(model, gold *Env) (string, bool) {
-	for _, c := range gold.classes {
-		a, b := model.apis[c].state(), gold.apis[c].state()
+// sameState compares every class's public state with the ground truth's
+// (Env.State of its instances) with Python equality, ignoring the file
+// system's parent links.
+func sameState(model *Env, gold *Dict) (string, bool) {
+	for _, k := range gold.Keys() {
+		c, _ := k.(string)
+		b, _ := gold.Get(c)
+		var a any = model.apis[c].state()
 		if c == "GorillaFileSystem" {
-			a, b = StripParents(DeepCopy(a)).(*Dict), StripParents(DeepCopy(b)).(*Dict)
+			a, b = StripParents(DeepCopy(a)), StripParents(DeepCopy(b))
 		}
 		if !Equal(a, b) {
 			return c, false

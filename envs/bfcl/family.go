@@ -121,7 +121,7 @@ func (Family) Open(section any, _ format.Format) (family.Set, error) {
 		return nil, fmt.Errorf("bfcl: task.bfcl: train %d + heldout %d exceed the %d entries of %s", c.Train, c.Heldout, len(entries), c.Category)
 	}
 	perm := rand.New(rand.NewSource(c.SplitSeed)).Perm(len(entries))
-	s := &Set{data: d, category: c.Category}
+	s := &Set{data: d, category: c.Category, golds: NewGolds(d)}
 	for i, p := range perm[:c.Train+c.Heldout] {
 		if i < c.Train {
 			s.train = append(s.train, entries[p])
@@ -168,7 +168,7 @@ func (Family) OpenBenchmark(dataDir, name string, section any, _ format.Format) 
 	if err != nil {
 		return nil, fmt.Errorf("bfcl: %s: %w", name, err)
 	}
-	s := &Set{data: d, category: cat, heldout: entries}
+	s := &Set{data: d, category: cat, heldout: entries, golds: NewGolds(d)}
 	if err := s.makeTasks(TaskOptions{Docs: section.(*Config).Docs}); err != nil {
 		return nil, fmt.Errorf("bfcl: %s: %w", name, err)
 	}
@@ -203,6 +203,7 @@ type Set struct {
 	trainTasks     envs.List
 	heldoutTasks   []envs.Task
 	byID           map[string]Entry
+	golds          *Golds // the ground-truth replays the checker and the rewards share
 }
 
 func (s *Set) makeTasks(o TaskOptions) error {
@@ -251,7 +252,9 @@ func (s *Set) tool() *Tool { return NewTool(s.data, slices.Concat(s.train, s.hel
 
 // Supplies implements family.Set: the Scope the function-calling rewards
 // replay.
-func (s *Set) Supplies() []any { return []any{Scope{Data: s.data, Category: s.category}} }
+func (s *Set) Supplies() []any {
+	return []any{Scope{Data: s.data, Category: s.category, Golds: s.golds}}
+}
 
 // Judge implements family.Set with the official checker: correct when it
 // passes every turn. Detail is the *Verdict.
@@ -270,7 +273,7 @@ func (s *Set) check(t *rollout.Trajectory) Verdict {
 	if !ok {
 		return Verdict{ErrorType: ErrSetup, Turn: -1, Message: fmt.Sprintf("no %s entry %q", s.category, t.Task.ID)}
 	}
-	return Check(s.data, e, TrajectoryTurns(t))
+	return s.golds.Check(e, TrajectoryTurns(t))
 }
 
 // TrajectoryTurns returns the policy's calls in t as Check reads them:

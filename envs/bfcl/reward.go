@@ -3,7 +3,6 @@ package bfcl
 import (
 	"fmt"
 	"strconv"
-	"sync"
 
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/reward"
@@ -26,7 +25,7 @@ const (
 // reads them; an input that does not parse counts as no call.
 //
 // An FC is safe for concurrent use: gold end states are computed once per
-// entry and shared.
+// entry (Golds) and shared.
 type FC struct {
 	data     *Data
 	entries  map[string]Entry
@@ -34,15 +33,7 @@ type FC struct {
 	format   format.Format
 	category string
 
-	mu   sync.Mutex
-	gold map[string]*goldEnd
-}
-
-// goldEnd is the end state of an entry's ground-truth replay.
-type goldEnd struct {
-	once  sync.Once
-	state *Dict
-	err   error
+	golds *Golds
 }
 
 // NewFC reads the entries of category from d and the function
@@ -62,7 +53,7 @@ func NewFC(d *Data, category string, f format.Format) (*FC, error) {
 	if err != nil {
 		return nil, err
 	}
-	fc := &FC{data: d, entries: map[string]Entry{}, params: params, format: f, category: category, gold: map[string]*goldEnd{}}
+	fc := &FC{data: d, entries: map[string]Entry{}, params: params, format: f, category: category, golds: NewGolds(d)}
 	for _, e := range es {
 		fc.entries[e.ID] = e
 	}
@@ -90,29 +81,36 @@ func readParams(d *Data) (map[string][]string, error) {
 // attributes of every involved class (as in Env.State) and matched
 // those equal, with Python equality and ignoring the file system's parent
 // links as the official checker does, to the end state of the entry's
-// ground truth. The trajectory's end state comes from running all its
-// calls, in order, on fresh instances of the entry (long-context
-// extensions included), every function callable. It does not
-// apply to an unknown entry, to an entry without state attributes (math
-// only) or when the entry's instances cannot be built.
+// ground truth. The trajectory's end state is what running all its calls,
+// in order, on fresh instances of the entry (long-context extensions
+// included), every function callable, leaves: the state its rollout's
+// session recorded (Trajectory.ToolState, an *End) when that session ran
+// exactly those calls and refused none as withheld, else a replay. It
+// does not apply to an unknown entry, to an entry without state
+// attributes (math only) or when the entry's instances cannot be built.
 func (fc *FC) State() reward.Func {
 	return func(t *rollout.Trajectory, task envs.Task) (float64, bool) {
 		e, ok := fc.entries[task.ID]
 		if !ok {
 			return 0, false
 		}
-		want, err := fc.goldState(e)
-		if err != nil {
+		g := fc.golds.of(e)
+		if g.err != nil {
 			return 0, false
 		}
-		env, err := NewEnv(fc.data, e.InvolvedClasses, e.InitialConfig, e.LongContext())
-		if err != nil {
-			return 0, false
+		calls := trajectoryCalls(t)
+		got := recordedState(t, e.ID, calls)
+		if got == nil {
+			env, err := NewEnv(fc.data, e.InvolvedClasses, e.InitialConfig, e.LongContext())
+			if err != nil {
+				return 0, false
+			}
+			for _, c := range calls {
+				env.ExecuteCall(c)
+			}
+			got = env.State()
 		}
-		for _, c := range trajectoryCalls(t) {
-			env.ExecuteCall(c)
-		}
-		matched, compared := compareStates(env.State(), want)
+		matched, compared := compareStates(got, g.final())
 		if compared == 0 {
 			return 0, false
 		}
@@ -120,28 +118,19 @@ func (fc *FC) State() reward.Func {
 	}
 }
 
-func (fc *FC) goldState(e Entry) (*Dict, error) {
-	fc.mu.Lock()
-	g, ok := fc.gold[e.ID]
-	if !ok {
-		g = &goldEnd{}
-		fc.gold[e.ID] = g
+// recordedState is the end state t's session recorded, when it ran
+// exactly calls on entry id with every function callable; else nil.
+func recordedState(t *rollout.Trajectory, id string, calls []Call) *Dict {
+	end, ok := t.ToolState.(*End)
+	if !ok || !end.Exact || end.Entry != id || len(end.Calls) != len(calls) {
+		return nil
 	}
-	fc.mu.Unlock()
-	g.once.Do(func() {
-		env, err := NewEnv(fc.data, e.InvolvedClasses, e.InitialConfig, e.LongContext())
-		if err != nil {
-			g.err = err
-			return
+	for i, c := range calls {
+		if end.Calls[i] != c.String() {
+			return nil
 		}
-		for _, turn := range e.GroundTruth {
-			for _, c := range turn {
-				env.Execute(c)
-			}
-		}
-		g.state = env.State()
-	})
-	return g.state, g.err
+	}
+	return end.State
 }
 
 // trajectoryCalls parses every call of t, in order, skipping inputs that

@@ -30,6 +30,9 @@ func fcComponent(part func(*FC) reward.Func) reward.Constructor {
 		if err != nil {
 			return nil, err
 		}
+		if s.Golds != nil {
+			fc.golds = s.Golds
+		}
 		return part(fc), nil
 	}
 }

@@ -6,4 +6,7 @@ package bfcl
 type Scope struct {
 	Data     *Data
 	Category string
+	// Golds, when set, holds the ground-truth replays that the set's
+	// checker shares with the rewards; nil gives each reward its own.
+	Golds *Golds
 }

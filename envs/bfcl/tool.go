@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -72,7 +73,11 @@ type Session struct {
 	broken string // why the session cannot serve calls; "" when it can
 	closed bool
 	calls  []string
+	// refused is set once a call named a function withheld at its turn.
+	refused bool
 }
+
+var _ envs.StateSession = (*Session)(nil)
 
 // Call runs the calls of one tool block: a Python-style list `[f(a=1),
 // g()]`, calls separated by newlines or semicolons, a JSON object
@@ -109,6 +114,7 @@ func (s *Session) Call(ctx context.Context, input string) envs.Result {
 	lines := make([]string, len(cs))
 	for i, c := range cs {
 		s.calls = append(s.calls, c.String())
+		s.refused = s.refused || s.env.withheld[c.Name]
 		lines[i] = s.env.ExecuteCall(c)
 		if strings.HasPrefix(lines[i], ErrorPrefix) && res.Status == envs.StatusOK {
 			res.Status, res.Error = envs.StatusError, lines[i]
@@ -140,6 +146,30 @@ func (s *Session) Close() error {
 	defer s.mu.Unlock()
 	s.closed = true
 	return nil
+}
+
+// End is what a BFCL session leaves (Session.EndState): the entry, every
+// call it executed in the BFCL call syntax, and the state of its
+// instances (Env.State). Exact is false when a call was refused because
+// its function was still withheld: the state then differs from what the
+// same calls leave with every function callable, which the state reward
+// and the checker score.
+type End struct {
+	Entry string
+	Calls []string
+	State *Dict
+	Exact bool
+}
+
+// EndState implements envs.StateSession: an *End, or nil for a session
+// that could serve no call.
+func (s *Session) EndState() any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.env == nil {
+		return nil
+	}
+	return &End{Entry: s.entry.ID, Calls: slices.Clone(s.calls), State: s.env.State(), Exact: !s.refused}
 }
 
 // Calls returns every call the session executed, in order, in the BFCL

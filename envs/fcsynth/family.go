@@ -70,6 +70,7 @@ type Set struct {
 	trainTasks   envs.List
 	heldoutTasks []envs.Task
 	byID         map[string]bfcl.Entry
+	golds        *bfcl.Golds // the ground-truth replays the checker and the rewards share
 }
 
 // Split generates the held-out split and the training pool that c
@@ -101,6 +102,7 @@ func Split(d *bfcl.Data, c Config) (*Set, error) {
 	for _, e := range all {
 		s.byID[e.ID] = e
 	}
+	s.golds = bfcl.NewGolds(s.data)
 	return s, nil
 }
 
@@ -132,7 +134,9 @@ func (s *Set) tool() *bfcl.Tool {
 
 // Supplies implements family.Set: the Scope the function-calling rewards
 // replay, the generated conversations under Category.
-func (s *Set) Supplies() []any { return []any{bfcl.Scope{Data: s.data, Category: Category}} }
+func (s *Set) Supplies() []any {
+	return []any{bfcl.Scope{Data: s.data, Category: Category, Golds: s.golds}}
+}
 
 // Judge implements family.Set with the official multi-turn checker, as
 // the bfcl family judges: correct when every turn passes. Detail is the
@@ -143,7 +147,7 @@ func (s *Set) Judge(t *rollout.Trajectory) family.Verdict {
 		v := bfcl.Verdict{ErrorType: bfcl.ErrSetup, Turn: -1, Message: fmt.Sprintf("no %s conversation %q", FamilyName, t.Task.ID)}
 		return family.Verdict{Reason: "incorrect: " + v.Message, Detail: &v}
 	}
-	v := bfcl.Check(s.data, e, bfcl.TrajectoryTurns(t))
+	v := s.golds.Check(e, bfcl.TrajectoryTurns(t))
 	if v.Valid {
 		return family.Verdict{Correct: true, Reason: "correct: the checker passes every turn", Detail: &v}
 	}
