@@ -7,6 +7,7 @@ package policy
 import (
 	"fmt"
 
+	"github.com/artist-rl/artist/policy/backend"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -44,25 +45,53 @@ func (b *builder) proj(x *G.Node, l int, t loraTarget, w, bias *Param) *G.Node {
 	if p := b.lora.Config.Dropout; p > 0 {
 		in = b.op(dropoutOp(b.lora, p, l, t), x) // [N, in]
 	}
-	u := b.op(linearOp(b.be, false), in, b.pn[a.A])            // [N, r]
-	u = b.op(scaleOp(b.lora.scale), u)                         // [N, r]
-	return b.add(y, b.op(linearOp(b.be, false), u, b.pn[a.B])) // [N, out]
+	u := b.op(linearOp(b.be, false), in, b.pn[a.A])                   // [N, r]
+	return b.op(loraOutOp(b.be, b.lora.scale, l, t), y, u, b.pn[a.B]) // [N, out]
 }
 
-// scaleOp is y = s·x.
-func scaleOp(s float32) *kernel {
-	return &kernel{
-		name: fmt.Sprintf("scale(%g)", s), inDims: []int{2}, outDims: 2, shape: same,
-		fwd: func(out []float32, in [][]float32, _ []tensor.Shape) {
-			for i, v := range in[0] {
-				out[i] = s * v
-			}
-		},
-		diff: []bool{true},
-		grad: func(_ G.Nodes, _, dy *G.Node) (G.Nodes, error) {
-			return grads(scaleOp(s), nodes(dy))
-		},
+// loraOutOp is out [N, out] = y + s·u·Bᵀ for y [N, out], u [N, r] and
+// B [out, r]: one planned buffer, where an addition node would hold an
+// unplanned one per target. Its gradients are dy (passed on as it is),
+// du = s·dy·B and dB = s·dyᵀ·u.
+func loraOutOp(be backend.Backend, s float32, layer int, t loraTarget) *kernel {
+	k := &kernel{
+		name: fmt.Sprintf("loraOut(%g,%d,%d)", s, layer, t), inDims: []int{2, 2, 2}, outDims: 2, shape: same,
+		diff: []bool{true, true, true},
 	}
+	var us []float32 // s·u, the forward pass's scratch
+	k.fwd = func(out []float32, in [][]float32, sh []tensor.Shape) {
+		N, r, o := sh[1][0], sh[1][1], sh[2][0]
+		if len(us) != N*r {
+			us = make([]float32, N*r)
+		}
+		for i, v := range in[1] {
+			us[i] = s * v
+		}
+		copy(out, in[0])
+		be.MatMul(false, true, N, o, r, host(us), host(in[2]), 1, host(out))
+	}
+	k.grad = func(in G.Nodes, _, dy *G.Node) (G.Nodes, error) {
+		g, err := grads(scaledMatmulOp(be, false, false, s), nodes(dy, in[2]), scaledMatmulOp(be, true, false, s), nodes(dy, in[1]))
+		if err != nil {
+			return nil, err
+		}
+		return G.Nodes{dy, g[0], g[1]}, nil
+	}
+	return k
+}
+
+// scaledMatmulOp is s·op(a)·op(b) (matmulOp, then scaled in place).
+func scaledMatmulOp(be backend.Backend, ta, tb bool, s float32) *kernel {
+	k := matmulOp(be, ta, tb)
+	k.name = fmt.Sprintf("scaledMatmul(%t,%t,%g)", ta, tb, s)
+	fwd := k.fwd
+	k.fwd = func(out []float32, in [][]float32, sh []tensor.Shape) {
+		fwd(out, in, sh)
+		for i := range out {
+			out[i] *= s
+		}
+	}
+	return k
 }
 
 // dropoutOp is inverted dropout of an adapter's input: each value is zeroed
