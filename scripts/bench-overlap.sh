@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Measures the overlap of generation and training (grpo.max_staleness 1)
+# on one rollout server: `artist serve` on a warm-start checkpoint of the
+# default task, pinned to one core, and the trainer pinned to another,
+# each with GOMAXPROCS=1 and OPENBLAS_NUM_THREADS=1 (the sandbox's worker
+# processes inherit the trainer's core). It runs the same STEPS GRPO steps
+# twice from that checkpoint on the server: synchronously (max_staleness
+# 0: rollout time and update time each measured alone) and with
+# max_staleness 1 (the server generates step s+1 while the trainer
+# updates step s). It prints the medians over steps 3..STEPS-1 (the first
+# steps fill the queue, the last one evaluates) and the ratio
+#
+#	step wall time at max_staleness 1 / max(rollout alone, update alone)
+#
+# which is 1 for a perfect overlap and (rollout + update) / max for none.
+#
+#	scripts/bench-overlap.sh [STEPS] [WARM_RUN]
+#
+# WARM_RUN reuses a run folder of the default task (its latest checkpoint:
+# the end of the warm start, or a GRPO step, from which the STEPS steps
+# go on); by default the script makes one with grpo.steps=0. Speed
+# numbers: run it under flock /tmp/artist-bench.lock.
+set -euo pipefail
+steps=${1:-16}
+warm=${2:-}
+root=$(git rev-parse --show-toplevel)
+cfg="$root/configs/tiny-tool-arith.yaml"
+tmp=$(mktemp -d)
+server=
+trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$tmp"' EXIT
+(cd "$root" && go build -o "$tmp/artist" ./cmd/artist)
+if [ -z "$warm" ]; then
+	warm="$tmp/warm"
+	"$tmp/artist" train -config "$cfg" -set run_dir="$warm" -set grpo.steps=0 -set eval.size=16 >/dev/null
+fi
+one() { # one CORE COMMAND...: the command on one core, one thread of Go and of OpenBLAS
+	local core=$1
+	shift
+	GOMAXPROCS=1 OPENBLAS_NUM_THREADS=1 taskset -c "$core" "$@"
+}
+ck="$warm/checkpoints/$(cat "$warm/checkpoints/latest")"
+start=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["step"])' "$ck/state.json")
+port=$((20000 + RANDOM % 20000))
+one 0 "$tmp/artist" serve -checkpoint "$ck" -addr "127.0.0.1:$port" >"$tmp/serve.log" 2>&1 &
+server=$!
+for _ in $(seq 100); do
+	curl -sf "http://127.0.0.1:$port/v1/models" >/dev/null && break
+	sleep 0.2
+done
+for k in 0 1; do
+	cp -r "$warm" "$tmp/k$k"
+	one 1 "$tmp/artist" train -config "$cfg" -set run_dir="$tmp/k$k" -set grpo.steps=$((start + steps)) \
+		-set grpo.max_staleness=$k -set "rollout.servers=[http://127.0.0.1:$port]" \
+		-set eval.every=0 -set eval.size=16 -set checkpoint.every=0 >"$tmp/k$k.log"
+done
+python3 - "$tmp/k0/metrics.jsonl" "$tmp/k1/metrics.jsonl" "$start" "$steps" <<'EOF'
+import json, statistics, sys
+start, steps = int(sys.argv[3]), int(sys.argv[4])
+def load(path):
+    return {r["step"]: r for r in map(json.loads, open(path)) if r.get("step", 0) > start}
+sync, stale = load(sys.argv[1]), load(sys.argv[2])
+window = range(start + 3, start + steps)
+def med(run, key):
+    return statistics.median(run[s].get(key) or 0 for s in window)
+ro, up, push = med(sync, "timing/rollout_s"), med(sync, "timing/update_s"), med(sync, "timing/weight_sync_s")
+seq, wall, wait = med(sync, "timing/step_s"), med(stale, "timing/step_s"), med(stale, "timing/wait_rollout_s")
+print(f"steps {window.start}..{window.stop - 1}, medians in seconds")
+print(f"max_staleness 0: rollout {ro:.3f}, update {up:.3f}, weight push {push:.3f}, step {seq:.3f}")
+print(f"max_staleness 1: step {wall:.3f}, of which waiting for rollouts {wait:.3f};"
+      f" rollout {med(stale, 'timing/rollout_s'):.3f} and update {med(stale, 'timing/update_s'):.3f} while overlapping")
+print(f"ratio step(max_staleness 1) / max(rollout, update) = {wall / max(ro, up):.3f}"
+      f" (no overlap would be {(ro + up) / max(ro, up):.3f})")
+EOF
