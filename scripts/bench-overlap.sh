@@ -33,10 +33,10 @@ if [ -z "$warm" ]; then
 	warm="$tmp/warm"
 	"$tmp/artist" train -config "$cfg" -set run_dir="$warm" -set grpo.steps=0 -set eval.size=16 >/dev/null
 fi
-one() { # one CORE COMMAND...: the command on one core, one thread of Go and of OpenBLAS
+one() { # one CORE COMMAND...: becomes the command on one core, one thread of Go and of OpenBLAS
 	local core=$1
 	shift
-	GOMAXPROCS=1 OPENBLAS_NUM_THREADS=1 taskset -c "$core" "$@"
+	GOMAXPROCS=1 OPENBLAS_NUM_THREADS=1 exec taskset -c "$core" "$@"
 }
 ck="$warm/checkpoints/$(cat "$warm/checkpoints/latest")"
 start=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["step"])' "$ck/state.json")
@@ -49,9 +49,9 @@ for _ in $(seq 100); do
 done
 for k in 0 1; do
 	cp -r "$warm" "$tmp/k$k"
-	one 1 "$tmp/artist" train -config "$cfg" -set run_dir="$tmp/k$k" -set grpo.steps=$((start + steps)) \
+	(one 1 "$tmp/artist" train -config "$cfg" -set run_dir="$tmp/k$k" -set grpo.steps=$((start + steps)) \
 		-set grpo.max_staleness=$k -set "rollout.servers=[http://127.0.0.1:$port]" \
-		-set eval.every=0 -set eval.size=16 -set checkpoint.every=0 >"$tmp/k$k.log"
+		-set eval.every=0 -set eval.size=16 -set checkpoint.every=0) >"$tmp/k$k.log"
 done
 python3 - "$tmp/k0/metrics.jsonl" "$tmp/k1/metrics.jsonl" "$start" "$steps" <<'EOF'
 import json, statistics, sys
