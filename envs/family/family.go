@@ -136,6 +136,24 @@ type DemoRequest struct {
 	Progress func(done, total int)
 }
 
+// WriteDemos writes n demonstrations with write(i), in order, reporting
+// each to report (a DemoRequest's Progress; nil reports nothing); the
+// first error stops it.
+func WriteDemos(n int, report func(done, total int), write func(i int) (rollout.Demo, error)) ([]rollout.Demo, error) {
+	demos := make([]rollout.Demo, n)
+	for i := range demos {
+		d, err := write(i)
+		if err != nil {
+			return nil, err
+		}
+		demos[i] = d
+		if report != nil {
+			report(i+1, n)
+		}
+	}
+	return demos, nil
+}
+
 // Report passes done of total to r.Progress, if set.
 func (r DemoRequest) Report(done, total int) {
 	if r.Progress != nil {

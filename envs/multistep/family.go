@@ -106,18 +106,9 @@ func Demonstrations(ctx context.Context, f format.Format, tasks []envs.Task, use
 // demonstrations is Demonstrations reporting each written demonstration
 // to report (family.DemoRequest.Report; nil reports nothing).
 func demonstrations(ctx context.Context, f format.Format, tasks []envs.Task, useTool []bool, tool envs.Tool, report func(done, total int)) ([]rollout.Demo, error) {
-	demos := make([]rollout.Demo, len(tasks))
-	for i, t := range tasks {
-		d, err := demonstration(ctx, f, t, useTool[i], tool)
-		if err != nil {
-			return nil, err
-		}
-		demos[i] = d
-		if report != nil {
-			report(i+1, len(tasks))
-		}
-	}
-	return demos, nil
+	return family.WriteDemos(len(tasks), report, func(i int) (rollout.Demo, error) {
+		return demonstration(ctx, f, tasks[i], useTool[i], tool)
+	})
 }
 
 // demonstration writes the worked solution of t (see Demonstrations).

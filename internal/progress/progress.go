@@ -66,68 +66,41 @@ func Force(w io.Writer, total int, desc string) *Bar {
 }
 
 // Set moves the bar to done units.
-func (b *Bar) Set(done int) {
-	if b == nil {
-		return
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if !b.end {
-		b.pb.Set(done)
-	}
-}
+func (b *Bar) Set(done int) { b.live(func() { b.pb.Set(done) }) }
 
 // Add advances the bar by n units.
-func (b *Bar) Add(n int) {
-	if b == nil {
-		return
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if !b.end {
-		b.pb.Add(n)
-	}
-}
+func (b *Bar) Add(n int) { b.live(func() { b.pb.Add(n) }) }
 
 // Report moves the bar to done of total units, first growing or
 // shrinking it to total; it has the shape of the progress hooks of the
 // packages that do long work (func(done, total int)), so b.Report can be
 // passed as one.
 func (b *Bar) Report(done, total int) {
-	if b == nil {
-		return
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.end {
-		return
-	}
-	if total > 0 && total != b.pb.GetMax() {
-		b.pb.ChangeMax(total)
-	}
-	b.pb.Set(done)
+	b.live(func() {
+		if total > 0 && total != b.pb.GetMax() {
+			b.pb.ChangeMax(total)
+		}
+		b.pb.Set(done)
+	})
 }
 
 // Describe changes the text shown before the bar, from the next redraw.
-func (b *Bar) Describe(desc string) {
-	if b == nil {
-		return
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.pb.Describe(desc)
-}
+func (b *Bar) Describe(desc string) { b.live(func() { b.pb.Describe(desc) }) }
 
 // Hide erases the bar's line so that a line can be printed in its place;
 // the bar is drawn again, below that line, at its next move.
-func (b *Bar) Hide() {
+func (b *Bar) Hide() { b.live(func() { b.pb.Clear() }) }
+
+// live runs f under the bar's lock while the bar has not ended; a nil bar
+// does nothing.
+func (b *Bar) live(f func()) {
 	if b == nil {
 		return
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if !b.end {
-		b.pb.Clear()
+		f()
 	}
 }
 
@@ -147,13 +120,8 @@ func (b *Bar) Clear() {
 
 // finish ends the bar with end, once; a nil bar does nothing.
 func (b *Bar) finish(end func()) {
-	if b == nil {
-		return
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if !b.end {
+	b.live(func() {
 		b.end = true
 		end()
-	}
+	})
 }
