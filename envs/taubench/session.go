@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -107,7 +108,69 @@ type Session struct {
 	format format.Format
 	broken string
 	over   bool // transfer_to_human_agents was called, or a tool failed the episode
+	rec    record
 }
+
+var _ envs.StateSession = (*Session)(nil)
+
+// record is the episode as TrajectoryOutcome reads it back, kept while it
+// is played: the outcome so far and the inputs it came from.
+type record struct {
+	o       Outcome
+	inputs  []string // every tool block's input, in order
+	turns   []int    // the respond actions before each block
+	saids   []string // what the agent said at each end of its turn, as Reply got it
+	inexact bool     // a block was refused unrun (cancelled): a replay would run it
+}
+
+// End is what a tau-bench session leaves (Session.EndState): the episode's
+// Outcome, as TrajectoryOutcome computes it from the trajectory, and the
+// tool-block inputs, their turns and the respond messages it was played
+// from, so a reader can check that the trajectory it scores is that
+// episode.
+type End struct {
+	Outcome Outcome
+	Inputs  []string
+	Turns   []int
+	Saids   []string
+}
+
+// EndState implements envs.StateSession: an *End, or nil when the
+// episode cannot be read back exactly (a broken session, a block refused
+// unrun).
+func (s *Session) EndState() any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.broken != "" || s.env == nil || s.rec.inexact {
+		return nil
+	}
+	o := s.rec.o
+	o.Hash = s.env.Hash()
+	o.Actions, o.Messages = slices.Clone(o.Actions), slices.Clone(o.Messages)
+	return &End{Outcome: o, Inputs: slices.Clone(s.rec.inputs), Turns: slices.Clone(s.rec.turns), Saids: slices.Clone(s.rec.saids)}
+}
+
+// played reports whether t holds exactly the episode e was played from:
+// the same tool blocks in the same turns, and the same replies.
+func (e *End) played(t *rollout.Trajectory) bool {
+	if len(t.Calls) != len(e.Inputs) || len(t.Replies) != len(e.Saids) {
+		return false
+	}
+	for i, c := range t.Calls {
+		if c.Input != e.Inputs[i] || c.Turn != e.Turns[i] {
+			return false
+		}
+	}
+	for i, r := range t.Replies {
+		if r.Said != e.Saids[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// ended reports that the outcome takes no more actions.
+func (r *record) ended() bool { return r.o.Done || r.o.Failed }
 
 // Call runs the actions of one tool block (ParseActions) and returns their
 // observations, one per line. transfer_to_human_agents ends the episode:
@@ -120,8 +183,11 @@ func (s *Session) Call(ctx context.Context, input string) envs.Result {
 		return errResult(s.broken)
 	}
 	if err := ctx.Err(); err != nil {
+		s.rec.inexact = true
 		return errResult(err.Error())
 	}
+	s.rec.inputs = append(s.rec.inputs, input)
+	s.rec.turns = append(s.rec.turns, len(s.rec.saids))
 	acts, err := ParseActions(input)
 	if err != nil {
 		return errResult(fmt.Sprintf("%v; %s", err, CallSyntax))
@@ -144,6 +210,10 @@ func (s *Session) Call(ctx context.Context, input string) envs.Result {
 }
 
 func (s *Session) step(a Action) string {
+	rec := !s.rec.ended()
+	if rec {
+		s.rec.o.Actions = append(s.rec.o.Actions, a)
+	}
 	switch {
 	case s.over:
 		return "Error: the episode is over"
@@ -153,10 +223,12 @@ func (s *Session) step(a Action) string {
 	out, err := s.env.Call(a.Name, a.Kwargs)
 	if errors.Is(err, ErrNoOutput) {
 		s.over = true
+		s.rec.o.Failed = s.rec.o.Failed || rec
 		return "Error: " + err.Error()
 	}
 	if a.Name == TerminateTool {
 		s.over = true
+		s.rec.o.Done = s.rec.o.Done || rec
 	}
 	return out
 }
@@ -167,11 +239,21 @@ func (s *Session) step(a Action) string {
 func (s *Session) Reply(ctx context.Context, said string) (string, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.rec.saids = append(s.rec.saids, said)
 	if s.broken != "" || s.over {
 		return "", true
 	}
-	msg, err := s.user.Reply(ctx, Message(said, s.format))
-	if err != nil || IsStop(msg) {
+	said = Message(said, s.format)
+	msg, err := s.user.Reply(ctx, said)
+	done := err != nil || IsStop(msg)
+	if !s.rec.ended() {
+		kw := pyval.NewDict()
+		kw.Set("content", said)
+		s.rec.o.Actions = append(s.rec.o.Actions, Action{Name: Respond, Kwargs: kw})
+		s.rec.o.Messages = append(s.rec.o.Messages, said)
+		s.rec.o.Done = done
+	}
+	if done {
 		return "", true
 	}
 	return msg, false

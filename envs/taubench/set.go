@@ -249,8 +249,9 @@ func (*Set) Demonstrations(context.Context, family.DemoRequest) ([]rollout.Demo,
 func (s *Set) Supplies() []any { return []any{s} }
 
 // Score returns the tau-bench components of a trajectory (Components:
-// reward, state, function, outputs, format) after replaying it
-// (TrajectoryOutcome); an unknown task scores nil.
+// reward, state, function, outputs, format) from its outcome: the one its
+// rollout's session recorded, else a replay (TrajectoryOutcome); an
+// unknown task scores nil.
 func (s *Set) Score(t *rollout.Trajectory) map[string]float64 {
 	task, ok := s.tasks[t.Task.ID]
 	if !ok {
@@ -260,7 +261,17 @@ func (s *Set) Score(t *rollout.Trajectory) map[string]float64 {
 	if err != nil {
 		return map[string]float64{"reward": 0}
 	}
-	return Components(s.domain, task, TrajectoryOutcome(s.domain, t, s.format), gold)
+	return Components(s.domain, task, s.outcome(t), gold)
+}
+
+// outcome is t's Outcome: the one its session recorded (Trajectory.ToolState,
+// an *End) when t holds exactly the blocks and replies it was played from,
+// else a replay (TrajectoryOutcome).
+func (s *Set) outcome(t *rollout.Trajectory) Outcome {
+	if end, ok := t.ToolState.(*End); ok && end.played(t) {
+		return end.Outcome
+	}
+	return TrajectoryOutcome(s.domain, t, s.format)
 }
 
 func (s *Set) gold(id string, t Task) (string, error) {
