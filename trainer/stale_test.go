@@ -180,3 +180,33 @@ func TestStaleDropsOld(t *testing.T) {
 		}
 	}
 }
+
+// TestStaleResume: a run resumed at a checkpoint has no older weights, so
+// its first step after it samples from the checkpoint's (staleness 0) and
+// the schedule goes on from there.
+func TestStaleResume(t *testing.T) {
+	dir := t.TempDir()
+	cfg := tinyConfig(t, dir)
+	cfg.GRPO.MaxStaleness = 1
+	cfg.GRPO.Steps = 2
+	if _, err := Train(context.Background(), cfg, nil); err != nil {
+		t.Fatal(err)
+	}
+	cfg.GRPO.Steps = 4
+	if _, err := Train(context.Background(), cfg, nil); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := ReadMetrics(filepath.Join(dir, "metrics.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{0, 1, 0, 1} // steps 1-2, then resumed at 2
+	if len(recs) != 5 {
+		t.Fatalf("%d records, want 5", len(recs))
+	}
+	for i, m := range recs[1:] {
+		if m["rollout/staleness/mean"] != want[i] {
+			t.Errorf("step %d: staleness %v, want %v", i+1, m["rollout/staleness/mean"], want[i])
+		}
+	}
+}
