@@ -58,16 +58,41 @@ func (m *Model) Context() int { return m.Config.MaxPositionEmbeddings }
 // Len returns the number of tokens sequence i holds.
 func (s *Session) Len(i int) int { return s.lens[i] }
 
+// Size is the number of sequences.
+func (s *Session) Size() int { return len(s.lens) }
+
+// Add appends an empty sequence and returns its index: a server adds
+// requests to a batch already decoding.
+func (s *Session) Add() int {
+	s.lens = append(s.lens, 0)
+	for l := range s.keys {
+		s.keys[l] = append(s.keys[l], nil)
+		s.vals[l] = append(s.vals[l], nil)
+	}
+	return len(s.lens) - 1
+}
+
+// Reset empties sequence i and drops its cache, so that a new sequence
+// can take its place while the others go on.
+func (s *Session) Reset(i int) {
+	s.lens[i] = 0
+	for l := range s.keys {
+		s.keys[l][i], s.vals[l][i] = nil, nil
+	}
+}
+
 // Step appends feed[i] (zero, one or several tokens) to sequence i and
 // returns, for every i with a non-empty feed, the next-token logits [V]
 // after its last fed token; rows with an empty feed are left as they are
-// and get a nil row. All fed tokens go through one matrix product per
-// weight. Step returns an error, and appends nothing, when a sequence
+// and get a nil row. The sequences fed one token go through one matrix
+// product per weight, and each sequence fed several through its own, so that each sequence's logits are bit for bit those
+// it gets decoded alone, whatever the other sequences are fed (see
+// rowsLinear). Step returns an error, and appends nothing, when a sequence
 // would exceed maxLen or max_position_embeddings tokens; it panics
 // (programmer errors) when len(feed) differs from the session's size or a
 // token is outside [0, vocab_size).
 func (s *Session) Step(feed [][]int) ([][]float32, error) {
-	lay, err := s.layout(feed)
+	lay, err := s.layoutOf(feed, true)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +110,7 @@ func (s *Session) Step(feed [][]int) ([][]float32, error) {
 	be := s.m.be
 	be.RMSNorm(host(last), host(last), host(s.m.Norm.Data), g.C, g.eps)
 	logits := make([]float32, len(lay.spans)*g.V) // [S, V]
-	linear(be, logits, last, len(lay.spans), g.C, s.m.Head.Data, nil, g.V)
+	s.rowsLinear(logits, last, len(lay.spans), g.C, s.m.Head.Data, nil, g.V)
 	for i, sp := range lay.spans {
 		out[sp.seq] = logits[i*g.V : (i+1)*g.V : (i+1)*g.V]
 	}
@@ -105,9 +130,18 @@ type layout struct {
 	tokens []int // [N]
 	pos    []int // [N]
 	spans  []span
+	// rowwise: the spans of one row come first, rows [0, single), and
+	// the products keep every sequence's numbers independent of the
+	// others (Step); otherwise one product covers all rows (LogProbs).
+	rowwise bool
+	single  int
 }
 
-func (s *Session) layout(feed [][]int) (layout, error) {
+// layout lays out feed for one product per weight over all rows.
+func (s *Session) layout(feed [][]int) (layout, error) { return s.layoutOf(feed, false) }
+
+// layoutOf lays out feed; rowwise puts the one-token spans first.
+func (s *Session) layoutOf(feed [][]int, rowwise bool) (layout, error) {
 	if len(feed) != len(s.lens) {
 		panic(fmt.Sprintf("policy: Step got %d feeds for a session of %d sequences", len(feed), len(s.lens)))
 	}
@@ -122,11 +156,9 @@ func (s *Session) layout(feed [][]int) (layout, error) {
 			}
 		}
 	}
-	var lay layout
-	for i, f := range feed {
-		if len(f) == 0 {
-			continue
-		}
+	lay := layout{rowwise: rowwise}
+	place := func(i int) {
+		f := feed[i]
 		p0 := s.lens[i]
 		lay.spans = append(lay.spans, span{seq: i, row: len(lay.tokens), n: len(f), p0: p0})
 		for j, tok := range f {
@@ -134,6 +166,19 @@ func (s *Session) layout(feed [][]int) (layout, error) {
 			lay.pos = append(lay.pos, p0+j)
 		}
 		s.lens[i] += len(f)
+	}
+	for i, f := range feed {
+		if len(f) == 1 || !rowwise && len(f) > 0 {
+			place(i)
+		}
+	}
+	if rowwise {
+		lay.single = len(lay.tokens)
+		for i, f := range feed {
+			if len(f) > 1 {
+				place(i)
+			}
+		}
 	}
 	return lay, nil
 }
@@ -145,7 +190,7 @@ func (s *Session) forward(lay layout) []float32 {
 	N := len(lay.tokens)
 	x := make([]float32, N*g.C)
 	s.m.be.Embed(host(x), host(s.m.Embed.Data), host(tokenIDs(lay.tokens)), g.C)
-	b := newBuffers(g, N)
+	b := newBuffers(g, N, lay.single)
 	for l := range s.m.Layers {
 		s.block(l, x, lay, b)
 	}
@@ -156,14 +201,15 @@ func (s *Session) forward(lay layout) []float32 {
 type buffers struct {
 	h, q, k, v, o []float32 // [N, C], [N, H·D], [N, K·D], [N, K·D], [N, H·D]
 	gate, up      []float32 // [N, F]
+	acc           []float32 // [single, C]: products to add, one-token rows of a rowwise layout
 }
 
-func newBuffers(g geometry, N int) *buffers {
+func newBuffers(g geometry, N, single int) *buffers {
 	HD, KD := g.H*g.D, g.K*g.D
 	return &buffers{
 		h: make([]float32, N*g.C), q: make([]float32, N*HD),
 		k: make([]float32, N*KD), v: make([]float32, N*KD), o: make([]float32, N*HD),
-		gate: make([]float32, N*g.F), up: make([]float32, N*g.F),
+		gate: make([]float32, N*g.F), up: make([]float32, N*g.F), acc: make([]float32, single*g.C),
 	}
 }
 
@@ -172,9 +218,9 @@ func (s *Session) block(l int, x []float32, lay layout, b *buffers) {
 	g, L, be := s.g, s.m.Layers[l], s.m.be
 	N, HD, KD := len(lay.tokens), g.H*g.D, g.K*g.D
 	be.RMSNorm(host(b.h), host(x), host(L.AttnNorm.Data), g.C, g.eps)
-	linear(be, b.q, b.h, N, g.C, L.Q.Data, L.QB.Data, HD)
-	linear(be, b.k, b.h, N, g.C, L.K.Data, L.KB.Data, KD)
-	linear(be, b.v, b.h, N, g.C, L.V.Data, L.VB.Data, KD)
+	s.product(b.q, b.h, lay, g.C, L.Q.Data, L.QB.Data, HD)
+	s.product(b.k, b.h, lay, g.C, L.K.Data, L.KB.Data, KD)
+	s.product(b.v, b.h, lay, g.C, L.V.Data, L.VB.Data, KD)
 	s.m.adapt(l, targetQ, b.q, b.h, N) // LoRA adapters, when attached
 	s.m.adapt(l, targetK, b.k, b.h, N)
 	s.m.adapt(l, targetV, b.v, b.h, N)
@@ -185,15 +231,15 @@ func (s *Session) block(l int, x []float32, lay layout, b *buffers) {
 		s.vals[l][sp.seq] = append(s.vals[l][sp.seq], b.v[sp.row*KD:(sp.row+sp.n)*KD]...)
 	}
 	s.attend(l, b, lay)
-	be.MatMul(false, true, N, g.C, HD, host(b.o), host(L.O.Data), 1, host(x)) // x += o·Oᵀ
+	s.addProduct(x, b.o, lay, HD, L.O.Data, g.C, b.acc) // x += o·Oᵀ
 	s.m.adapt(l, targetO, x, b.o, N)
 	be.RMSNorm(host(b.h), host(x), host(L.MLPNorm.Data), g.C, g.eps)
-	linear(be, b.gate, b.h, N, g.C, L.Gate.Data, nil, g.F)
-	linear(be, b.up, b.h, N, g.C, L.Up.Data, nil, g.F)
+	s.product(b.gate, b.h, lay, g.C, L.Gate.Data, nil, g.F)
+	s.product(b.up, b.h, lay, g.C, L.Up.Data, nil, g.F)
 	s.m.adapt(l, targetGate, b.gate, b.h, N)
 	s.m.adapt(l, targetUp, b.up, b.h, N)
 	be.SwiGLU(host(b.gate), backend.Tensor{}, host(b.gate), host(b.up))
-	be.MatMul(false, true, N, g.C, g.F, host(b.gate), host(L.Down.Data), 1, host(x)) // x += act·Downᵀ
+	s.addProduct(x, b.gate, lay, g.F, L.Down.Data, g.C, b.acc) // x += act·Downᵀ
 	s.m.adapt(l, targetDown, x, b.gate, N)
 }
 

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -53,13 +54,18 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) error {
 	out := newChunkSink[openai.ChatChunk](w, in.Stream)
 	seed := s.seedOf(in.Seed)
 	usage := openai.Usage{PromptTokens: len(ids)}
-	for i := range n {
+	used := make([]int, n)
+	err = eachChoice(r.Context(), n, func(ctx context.Context, i int) error {
 		c := chatChoice{s: s, base: base, index: i, prefix: p.prefix, tools: p.tools, logprobs: in.Logprobs, tokenIDs: in.ReturnTokenIDs, send: out.send}
-		used, err := c.run(r.Context(), genRequest{prompt: ids, cfg: cfg, seed: seed + int64(i), top: top, w: wt})
-		if err != nil {
-			return out.fail(err)
-		}
-		usage.CompletionTokens += used
+		var err error
+		used[i], err = c.run(ctx, genRequest{prompt: ids, cfg: cfg, seed: seed + int64(i), top: top, w: wt})
+		return err
+	})
+	if err != nil {
+		return out.fail(err)
+	}
+	for _, u := range used {
+		usage.CompletionTokens += u
 	}
 	usage.TotalTokens = usage.PromptTokens + usage.CompletionTokens
 	if in.Stream {

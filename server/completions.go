@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -43,7 +44,8 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) error {
 	out := newChunkSink[openai.CompletionChunk](w, in.Stream)
 	seed := s.seedOf(in.Seed)
 	usage := openai.Usage{PromptTokens: len(ids)}
-	for i := range n {
+	used := make([]int, n)
+	err = eachChoice(r.Context(), n, func(ctx context.Context, i int) error {
 		offset := 0
 		send := func(c openai.StreamChoice) {
 			ch := base
@@ -65,15 +67,22 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) error {
 				send(c)
 			}
 		}
-		comp, err := s.generate(r.Context(), genRequest{prompt: ids, cfg: cfg, seed: seed + int64(i), top: top, w: wt}, emit)
+		comp, err := s.generate(ctx, genRequest{prompt: ids, cfg: cfg, seed: seed + int64(i), top: top, w: wt}, emit)
 		if err != nil {
-			return out.fail(err)
+			return err
 		}
 		if text != "" {
 			s.cache.put(text+s.tok.Decode(comp.Tokens), append(ids[:len(ids):len(ids)], comp.Tokens...))
 		}
 		send(finishChoice(comp))
-		usage.CompletionTokens += len(comp.Tokens)
+		used[i] = len(comp.Tokens)
+		return nil
+	})
+	if err != nil {
+		return out.fail(err)
+	}
+	for _, u := range used {
+		usage.CompletionTokens += u
 	}
 	usage.TotalTokens = usage.PromptTokens + usage.CompletionTokens
 	if in.Stream {

@@ -54,7 +54,8 @@ func (s *Server) generate(ctx context.Context, req genRequest, emit func(string,
 	return s.modelGen(ctx, req, emit)
 }
 
-// modelGen samples with the model (rollout.Complete). The text of a token
+// modelGen samples with the model (rollout.Complete), its sequence a row
+// of the weights' batch (batcher). The text of a token
 // is emitted one token late, short of the longest stop string less one
 // byte and of a rune cut at its end: a stop string found later starts
 // after that point, so what was emitted is never taken back.
@@ -80,7 +81,13 @@ func (s *Server) modelGen(ctx context.Context, req genRequest, emit func(string,
 			acc.WriteString(s.tok.Decode([]int{id}))
 		}
 	}
-	comp, err := rollout.Complete(ctx, req.w.policy, s.tok, req.prompt, cfg, rand.New(rand.NewSource(req.seed)))
+	var p rollout.Policy = req.w.policy
+	if p == nil {
+		bp := &batchPolicy{b: req.w.batch, ctx: ctx}
+		defer bp.leave()
+		p = bp
+	}
+	comp, err := rollout.Complete(ctx, p, s.tok, req.prompt, cfg, rand.New(rand.NewSource(req.seed)))
 	if err != nil {
 		return comp, err
 	}

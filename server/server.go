@@ -23,7 +23,6 @@ import (
 	"github.com/artist-rl/artist/chat"
 	"github.com/artist-rl/artist/openai"
 	"github.com/artist-rl/artist/policy"
-	"github.com/artist-rl/artist/rollout"
 	"github.com/artist-rl/artist/trainer"
 )
 
@@ -132,12 +131,9 @@ type Server struct {
 func New(m *policy.Model, tok *policy.Tokenizer, name string, seed int64) *Server {
 	s := &Server{tok: tok, name: name, cache: newIDCache(1024), maxLen: m.Config.MaxPositionEmbeddings,
 		created: time.Now().Unix(), rng: rand.New(rand.NewSource(seed)), gate: newGate()}
-	s.cur.Store(&weights{model: m, policy: s.policyOf(m), version: defaultVersion})
+	s.cur.Store(&weights{model: m, batch: newBatcher(m), version: defaultVersion})
 	return s
 }
-
-// policyOf is the decoder of m.
-func (s *Server) policyOf(m *policy.Model) rollout.Policy { return trainer.PolicyOf(m) }
 
 // ServeHTTP routes a request to its endpoint.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {

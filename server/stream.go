@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/artist-rl/artist/openai"
 	"github.com/artist-rl/artist/toolcall"
@@ -15,8 +16,10 @@ import (
 // chunkSink receives the chunks of one answer: a streaming request gets
 // each as a server-sent event ("data: {...}\n\n", then "data: [DONE]\n\n"
 // at the end); a non-streaming one has them collected, to be joined into
-// one answer. So both are built by the same code.
+// one answer. So both are built by the same code. send is safe for the
+// concurrent choices of one request.
 type chunkSink[T any] struct {
+	mu      sync.Mutex
 	w       http.ResponseWriter
 	stream  bool
 	started bool
@@ -30,6 +33,8 @@ func newChunkSink[T any](w http.ResponseWriter, stream bool) *chunkSink[T] {
 
 // send streams or keeps c; once a write failed it drops the rest.
 func (k *chunkSink[T]) send(c T) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
 	if !k.stream {
 		k.chunks = append(k.chunks, c)
 		return

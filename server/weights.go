@@ -25,7 +25,8 @@ const defaultVersion = "default"
 // the weights under a request in flight.
 type weights struct {
 	model   *policy.Model
-	policy  rollout.Policy // decodes with model
+	batch   *batcher       // decodes the requests on model together
+	policy  rollout.Policy // when set, decodes each request alone instead (tests script it)
 	version string
 	dir     string // the folder it was loaded from; "" for a model given to New
 	sha     string // SHA-256 of dir's model.safetensors; "" when unknown
@@ -90,7 +91,7 @@ func (s *Server) load(dir, version string) (*weights, error) {
 	if version == "" {
 		version = filepath.Base(filepath.Clean(dir))
 	}
-	return &weights{model: ck.Model, policy: s.policyOf(ck.Model), version: version, dir: dir, sha: sha}, nil
+	return &weights{model: ck.Model, batch: newBatcher(ck.Model), version: version, dir: dir, sha: sha}, nil
 }
 
 // modelInfo answers GET /get_model_info.
@@ -118,9 +119,10 @@ func (s *Server) continueGeneration(w http.ResponseWriter, r *http.Request) erro
 
 // gate holds generation while paused.
 type gate struct {
-	mu     sync.Mutex
-	paused bool
-	open   chan struct{} // closed while not paused
+	mu      sync.Mutex
+	paused  bool
+	open    chan struct{} // closed while not paused
+	waiting int           // requests held now
 }
 
 func newGate() *gate {
@@ -149,12 +151,29 @@ func (g *gate) resume() {
 // wait returns once generation is not paused, or with ctx's error.
 func (g *gate) wait(ctx context.Context) error {
 	g.mu.Lock()
-	open := g.open
+	open, paused := g.open, g.paused
+	if paused {
+		g.waiting++
+	}
 	g.mu.Unlock()
+	if paused {
+		defer func() {
+			g.mu.Lock()
+			g.waiting--
+			g.mu.Unlock()
+		}()
+	}
 	select {
 	case <-open:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// held is the number of requests the gate holds now.
+func (g *gate) held() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.waiting
 }

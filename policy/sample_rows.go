@@ -1,0 +1,75 @@
+package policy
+
+// The products of a decoding step, laid out so that each sequence's
+// numbers do not depend on what the other sequences of the step are fed:
+// a server that decodes requests together then samples what each request
+// samples alone.
+
+import "github.com/artist-rl/artist/policy/backend"
+
+// rowKernel is a backend's product whose rows are computed independently
+// of one another: a row of y is the same bit for bit whatever m is, where
+// the row sits, and what the other rows hold (cpu.Backend.LinearRows).
+type rowKernel interface {
+	LinearRows(m, n, k int, a, w, y backend.Tensor)
+}
+
+// product computes y = x·wᵀ + bias for the rows of lay (x [N, in], w
+// [out, in], y [N, out]). A rowwise layout gives its one-token rows to
+// rowsLinear and each longer span its own product, whose shape is the
+// span's alone; otherwise one product covers every row.
+func (s *Session) product(y, x []float32, lay layout, in int, w, bias []float32, out int) {
+	be := s.m.be
+	if !lay.rowwise {
+		linear(be, y, x, len(lay.tokens), in, w, bias, out)
+		return
+	}
+	s.rowsLinear(y, x, lay.single, in, w, bias, out)
+	for _, sp := range lay.spans {
+		if sp.row >= lay.single {
+			linear(be, y[sp.row*out:], x[sp.row*in:], sp.n, in, w, bias, out)
+		}
+	}
+}
+
+// addProduct is y += x·wᵀ over the rows of lay, grouped as product
+// groups them; acc holds lay.single rows of out values.
+func (s *Session) addProduct(y, x []float32, lay layout, in int, w []float32, out int, acc []float32) {
+	be := s.m.be
+	if !lay.rowwise {
+		be.MatMul(false, true, len(lay.tokens), out, in, host(x), host(w), 1, host(y))
+		return
+	}
+	if lay.single > 0 {
+		s.rowsLinear(acc, x, lay.single, in, w, nil, out)
+		for i, v := range acc[:lay.single*out] {
+			y[i] += v
+		}
+	}
+	for _, sp := range lay.spans {
+		if sp.row >= lay.single {
+			be.MatMul(false, true, sp.n, out, in, host(x[sp.row*in:(sp.row+sp.n)*in]), host(w), 1, host(y[sp.row*out:(sp.row+sp.n)*out]))
+		}
+	}
+}
+
+// rowsLinear is linear over m rows with every row computed independently
+// of the others: the backend's rowKernel, or one product per row on a
+// backend without one.
+func (s *Session) rowsLinear(y, x []float32, m, in int, w, bias []float32, out int) {
+	if m == 0 {
+		return
+	}
+	be := s.m.be
+	y = y[:m*out]
+	if rk, ok := be.(rowKernel); ok {
+		rk.LinearRows(m, out, in, host(x[:m*in]), host(w), host(y))
+		if bias != nil {
+			be.AddBias(host(y), host(bias))
+		}
+		return
+	}
+	for i := range m {
+		linear(be, y[i*out:(i+1)*out], x[i*in:(i+1)*in], 1, in, w, bias, out)
+	}
+}
