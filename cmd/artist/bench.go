@@ -29,12 +29,14 @@ type benchSettings struct {
 	newTokens               int // decoded tokens per sequence
 	steps, warmup           int // timed and untimed repetitions
 	seed                    int64
-	grpo                    bool // one GRPO-shaped step, phase by phase
-	allreduce               bool // the gradient all-reduce over an MPI job's ranks
-	floats                  int  // -allreduce size without a model
-	force                   bool // run past a memory plan that does not fit
-	loraRank                int  // LoRA adapters of this rank on every target; 0: full weights
-	microBatch              int  // -grpo: sequences per backward pass; 0: all at once
+	grpo                    bool   // one GRPO-shaped step, phase by phase
+	allreduce               bool   // the gradient all-reduce over an MPI job's ranks
+	floats                  int    // -allreduce size without a model
+	force                   bool   // run past a memory plan that does not fit
+	loraRank                int    // LoRA adapters of this rank on every target; 0: full weights
+	microBatch              int    // -grpo: sequences per backward pass; 0: all at once
+	serve                   bool   // artist serve's tokens/s at several stream counts
+	streams                 string // -serve: the stream counts, e.g. "1,32"
 }
 
 // lora is the adapters of -lora-rank: alpha 2·rank, all seven targets,
@@ -73,7 +75,7 @@ type benchReport struct {
 	Phases []benchPhase `json:"phases,omitempty"`
 }
 
-func runBench(_ context.Context, args []string, stdout, stderr io.Writer) error {
+func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var s benchSettings
@@ -93,6 +95,8 @@ func runBench(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.IntVar(&s.loraRank, "lora-rank", 0, "train LoRA adapters of this rank (alpha 2·rank, targets q, k, v, o, gate, up, down) on frozen weights instead of the full weights; with -grpo the reference log-probs are the base's")
 	fs.IntVar(&s.microBatch, "micro-batch", 0, "with -grpo: back-propagate the update in passes of at most this many sequences, as grpo.micro_batch does (0: all at once)")
 	fs.BoolVar(&s.force, "force", false, "run even when the memory plan exceeds the memory available")
+	fs.BoolVar(&s.serve, "serve", false, "instead, time artist serve on -checkpoint: aggregate completion tokens/s with -streams concurrent clients, each sending -steps completions of a -prompt token prompt and up to -new-tokens tokens")
+	fs.StringVar(&s.streams, "streams", "1,32", "with -serve: the numbers of concurrent streams to time, comma-separated")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
@@ -102,6 +106,9 @@ func runBench(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := s.validate(); err != nil {
 		fmt.Fprintf(stderr, "artist bench: %v\n", err)
 		return errUsage
+	}
+	if s.serve {
+		return benchServe(ctx, s, stdout, stderr)
 	}
 	sel, err := policy.DefaultBackend()
 	if err != nil {
