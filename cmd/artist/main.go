@@ -19,6 +19,7 @@
 //	artist atlass -policy URL -model NAME [-db FILE] [-out DIR] [-auto-approve] TEXT | -tasks FILE.jsonl
 //	artist view [-addr HOST:PORT] RUN_DIR...
 //	artist bench -checkpoint DIR | -model-config FILE [-batch B] [-seq T] [-new-tokens N] [-grpo]
+//	artist bench -serve -checkpoint DIR [-streams 1,32] [-prompt T] [-new-tokens N] [-steps R]
 package main
 
 import (
