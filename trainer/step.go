@@ -129,13 +129,7 @@ func (r *Run) update(ctx context.Context, trajs []*rollout.Trajectory, adv []flo
 		ref.SetTemperature(r.Cfg.Rollout.Temperature)
 	}
 	g := r.Cfg.GRPO
-	var keep []int
-	for i, t := range trajs {
-		if g.MaskTruncated && t.Stop == rollout.StopLength {
-			continue
-		}
-		keep = append(keep, i)
-	}
+	keep := r.trainable(trajs)
 	m := Metrics{"lr": r.lr(step)}
 	if len(keep) == 0 {
 		return m, nil
@@ -144,29 +138,20 @@ func (r *Run) update(ctx context.Context, trajs []*rollout.Trajectory, adv []flo
 	for _, i := range keep {
 		seqs[i] = trajs[i].Tokens
 	}
-	var refLogP [][]float32
-	if ref != nil {
-		refLogP = make([][]float32, len(trajs))
-		lp, err := r.logProbs(ref, pick(trajs, keep), pick(seqs, keep))
-		if err != nil {
-			return nil, err
-		}
-		for j, i := range keep {
-			refLogP[i] = lp[j]
-		}
+	b := &updateBatch{trajs: trajs, seqs: seqs, adv: adv}
+	var err error
+	if b.ref, err = r.refLogProbs(ref, trajs, seqs, keep); err != nil {
+		return nil, err
 	}
-	oldLogP, lossMask := r.lossSeqs(trajs, keep)
-	firstLogP := oldLogP // the first minibatch's weights are those that sampled
-	var isw [][]float32
+	b.old, b.mask = r.lossSeqs(trajs, keep)
+	b.first = b.old         // the first minibatch's weights are those that sampled
 	if g.MaxStaleness > 0 { // they are not: correct for the older policy
-		var err error
-		if oldLogP, firstLogP, isw, err = r.proximal(trajs, keep, oldLogP, lossMask, m); err != nil {
+		if b.old, b.first, b.isw, err = r.proximal(trajs, keep, b.old, b.mask, m); err != nil {
 			return nil, err
 		}
 	}
 	lc := g.lossConfig(r.maxTokens())
-	fresh := true
-	var sum Metrics = Metrics{}
+	sum := Metrics{}
 	updates := 0
 	for epoch := 0; epoch < g.Epochs; epoch++ {
 		order := rng.Perm(len(keep))
@@ -181,49 +166,10 @@ func (r *Run) update(ctx context.Context, trajs []*rollout.Trajectory, adv []flo
 			if ctx.Err() != nil {
 				return nil, ErrInterrupted
 			}
-			mbSeqs := pick(seqs, idx)
-			var cur [][]float32
-			mbTrajs := pick(trajs, idx)
-			if !fresh {
-				var err error
-				if cur, err = r.logProbs(r.Model, mbTrajs, mbSeqs); err != nil {
-					return nil, err
-				}
-			}
-			inputs := make([]SeqInput, len(idx))
-			for j, i := range idx {
-				in := SeqInput{LogP: firstLogP[i], OldLogP: oldLogP[i], Mask: lossMask[i], Adv: adv[i]}
-				if cur != nil {
-					in.LogP = cur[j]
-				}
-				if isw != nil {
-					in.ISWeight = isw[i]
-				}
-				if refLogP != nil {
-					in.RefLogP = refLogP[i]
-				}
-				inputs[j] = in
-			}
-			out := PolicyLoss(lc, inputs)
-			r.Model.ZeroGrad()
-			if err := r.backwardOwn(mbTrajs, mbSeqs, out.Coef, g.MicroBatch); err != nil {
+			if err := r.minibatch(b, idx, updates == 0, lc, opt, step, sum); err != nil {
 				return nil, err
 			}
-			gn := opt.Step(r.lr(step))
-			sum["loss/policy"] += out.PolicyLoss
-			sum["loss/kl"] += out.KL
-			sum["loss/total"] += out.Loss
-			sum["clip/frac"] += out.ClipFrac
-			if lc.ClipRatioC > 0 {
-				sum["clip/frac_lower"] += out.ClipFracLower
-			}
-			if math.IsNaN(gn) {
-				sum["update/skipped"]++ // non-finite gradient: weights untouched
-			} else {
-				sum["grad/norm"] += gn
-			}
 			updates++
-			fresh = false
 		}
 	}
 	for k, v := range sum {
@@ -233,6 +179,96 @@ func (r *Run) update(ctx context.Context, trajs []*rollout.Trajectory, adv []flo
 		m[k] = v
 	}
 	return m, nil
+}
+
+// trainable returns the indexes of the trajectories that enter the loss:
+// all, less those cut by the length budget when mask_truncated is on.
+func (r *Run) trainable(trajs []*rollout.Trajectory) []int {
+	var keep []int
+	for i, t := range trajs {
+		if r.Cfg.GRPO.MaskTruncated && t.Stop == rollout.StopLength {
+			continue
+		}
+		keep = append(keep, i)
+	}
+	return keep
+}
+
+// refLogProbs returns the reference model's log-probs of the kept
+// sequences (indexed as trajs), or nil without a reference.
+func (r *Run) refLogProbs(ref *policy.Model, trajs []*rollout.Trajectory, seqs [][]int, keep []int) ([][]float32, error) {
+	if ref == nil {
+		return nil, nil
+	}
+	out := make([][]float32, len(trajs))
+	lp, err := r.logProbs(ref, pick(trajs, keep), pick(seqs, keep))
+	if err != nil {
+		return nil, err
+	}
+	for j, i := range keep {
+		out[i] = lp[j]
+	}
+	return out, nil
+}
+
+// updateBatch is what every mini-batch of a step's update reads, indexed
+// as the step's trajectories: the sequences, advantages, the log-probs of
+// the first mini-batch (first), the old and reference ones, the loss mask
+// and the truncated importance weights (nil when none apply).
+type updateBatch struct {
+	trajs                []*rollout.Trajectory
+	seqs                 [][]int
+	adv                  []float64
+	first, old, ref, isw [][]float32
+	mask                 [][]uint8
+}
+
+// minibatch takes one optimizer step on the trajectories idx of b and adds
+// its losses, clip fractions and gradient norm to sum. The first
+// mini-batch of a step reads b.first as the current log-probs; later ones
+// recompute them with the updated weights.
+func (r *Run) minibatch(b *updateBatch, idx []int, first bool, lc LossConfig, opt *AdamW, step int, sum Metrics) error {
+	mbSeqs, mbTrajs := pick(b.seqs, idx), pick(b.trajs, idx)
+	var cur [][]float32
+	if !first {
+		var err error
+		if cur, err = r.logProbs(r.Model, mbTrajs, mbSeqs); err != nil {
+			return err
+		}
+	}
+	inputs := make([]SeqInput, len(idx))
+	for j, i := range idx {
+		in := SeqInput{LogP: b.first[i], OldLogP: b.old[i], Mask: b.mask[i], Adv: b.adv[i]}
+		if cur != nil {
+			in.LogP = cur[j]
+		}
+		if b.isw != nil {
+			in.ISWeight = b.isw[i]
+		}
+		if b.ref != nil {
+			in.RefLogP = b.ref[i]
+		}
+		inputs[j] = in
+	}
+	out := PolicyLoss(lc, inputs)
+	r.Model.ZeroGrad()
+	if err := r.backwardOwn(mbTrajs, mbSeqs, out.Coef, r.Cfg.GRPO.MicroBatch); err != nil {
+		return err
+	}
+	gn := opt.Step(r.lr(step))
+	sum["loss/policy"] += out.PolicyLoss
+	sum["loss/kl"] += out.KL
+	sum["loss/total"] += out.Loss
+	sum["clip/frac"] += out.ClipFrac
+	if lc.ClipRatioC > 0 {
+		sum["clip/frac_lower"] += out.ClipFracLower
+	}
+	if math.IsNaN(gn) {
+		sum["update/skipped"]++ // non-finite gradient: weights untouched
+	} else {
+		sum["grad/norm"] += gn
+	}
+	return nil
 }
 
 func pick[T any](seqs []T, idx []int) []T {
