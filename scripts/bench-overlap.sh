@@ -19,7 +19,7 @@
 # WARM_RUN reuses a run folder of the default task (its latest checkpoint:
 # the end of the warm start, or a GRPO step, from which the STEPS steps
 # go on); by default the script makes one with grpo.steps=0. Speed
-# numbers: run it under flock /tmp/artist-bench.lock.
+# numbers: run it on an otherwise idle machine.
 set -euo pipefail
 steps=${1:-16}
 warm=${2:-}
