@@ -39,6 +39,17 @@ func planMemory(eg *G.ExprGraph, keep []*G.Node) (*memoryPlan, error) {
 	for i, j := 0, len(sorted)-1; i < j; i, j = i+1, j-1 { // inputs first, as compile does
 		sorted[i], sorted[j] = sorted[j], sorted[i]
 	}
+	p := &memoryPlan{}
+	slots, slotOf := p.assignSlots(sorted, lastReaders(eg, sorted, keep))
+	p.bind(sorted, slots, slotOf)
+	return p, nil
+}
+
+// lastReaders returns, for each node of sorted (in execution order), the
+// position of the last reader of its output, or -1 when the output must
+// be kept: a node of keep, or one read by a node that is not a planned
+// kernel.
+func lastReaders(eg *G.ExprGraph, sorted []*G.Node, keep []*G.Node) []int {
 	pos := make(map[*G.Node]int, len(sorted))
 	for i, n := range sorted {
 		pos[n] = i
@@ -47,8 +58,6 @@ func planMemory(eg *G.ExprGraph, keep []*G.Node) (*memoryPlan, error) {
 	for _, n := range keep {
 		pinned[n] = true
 	}
-	// last[i] is the position of the last reader of sorted[i]'s output,
-	// or -1 when it must be kept.
 	last := make([]int, len(sorted))
 	for i, n := range sorted {
 		last[i] = i
@@ -66,8 +75,14 @@ func planMemory(eg *G.ExprGraph, keep []*G.Node) (*memoryPlan, error) {
 			last[i] = max(last[i], pos[r])
 		}
 	}
+	return last
+}
 
-	p := &memoryPlan{}
+// assignSlots gives each kernel's output a shared buffer (slot), reusing a
+// slot of the same length once the last reader of its earlier output has
+// run, and records the kernels' order in p. It returns each slot's length
+// and the slot of each kernel.
+func (p *memoryPlan) assignSlots(sorted []*G.Node, last []int) ([]int, map[*kernel]int) {
 	var slots []int              // length of each shared buffer
 	slotOf := map[*kernel]int{}  // the buffer each kernel writes
 	free := map[int][]int{}      // free slots by length
@@ -100,6 +115,12 @@ func planMemory(eg *G.ExprGraph, keep []*G.Node) (*memoryPlan, error) {
 		}
 		delete(releaseAt, i)
 	}
+	return slots, slotOf
+}
+
+// bind lays the slots out in one arena outside the Go heap and gives each
+// kernel its output tensor over its slot.
+func (p *memoryPlan) bind(sorted []*G.Node, slots []int, slotOf map[*kernel]int) {
 	total := 0
 	offset := make([]int, len(slots))
 	for s, n := range slots {
@@ -118,7 +139,6 @@ func planMemory(eg *G.ExprGraph, keep []*G.Node) (*memoryPlan, error) {
 			k.out = tensor.New(tensor.WithShape(n.Shape().Clone()...), tensor.WithBacking(mem[offset[s]:offset[s]+slots[s]:offset[s]+slots[s]]))
 		}
 	}
-	return p, nil
 }
 
 // ran checks that k runs where the plan put it: the tape machine's order
