@@ -75,17 +75,21 @@ func TestStateFromSession(t *testing.T) {
 				t.Fatalf("state %.4f (%v) from the session, %.4f (%v) replayed", recorded, ok1, replayed, ok2)
 			}
 			// The recorded state is what gets read when it is exact: a
-			// record of another state (the gold end state, or the fresh
-			// one when the calls reach the gold) changes the score.
+			// record of other instances (those the gold calls leave, or
+			// fresh ones when the calls reach the gold) changes the score.
 			forged := *end
-			forged.State = fc.golds.of(tc.entry).final()
-			if replayed == fcStateScore {
-				fresh, err := NewEnv(d, tc.entry.InvolvedClasses, tc.entry.InitialConfig, tc.entry.LongContext())
-				if err != nil {
-					t.Fatal(err)
-				}
-				forged.State = fresh.State()
+			other, err := NewEnv(d, tc.entry.InvolvedClasses, tc.entry.InitialConfig, tc.entry.LongContext())
+			if err != nil {
+				t.Fatal(err)
 			}
+			if replayed != fcStateScore {
+				for _, turn := range tc.entry.GroundTruth {
+					for _, c := range turn {
+						other.Execute(c)
+					}
+				}
+			}
+			forged.env = other
 			tr.ToolState = &forged
 			got, _ := fc.State()(tr, task)
 			if tc.exact && got == replayed {

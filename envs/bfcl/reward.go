@@ -130,7 +130,7 @@ func recordedState(t *rollout.Trajectory, id string, calls []Call) *Dict {
 			return nil
 		}
 	}
-	return end.State
+	return end.State()
 }
 
 // trajectoryCalls parses every call of t, in order, skipping inputs that

@@ -149,17 +149,21 @@ func (s *Session) Close() error {
 }
 
 // End is what a BFCL session leaves (Session.EndState): the entry, every
-// call it executed in the BFCL call syntax, and the state of its
-// instances (Env.State). Exact is false when a call was refused because
-// its function was still withheld: the state then differs from what the
-// same calls leave with every function callable, which the state reward
-// and the checker score.
+// call it executed in the BFCL call syntax, and its instances, which no
+// call changes once the session is closed. Exact is false when a call
+// was refused because its function was still withheld: the state then
+// differs from what the same calls leave with every function callable,
+// which the state reward and the checker score.
 type End struct {
 	Entry string
 	Calls []string
-	State *Dict
 	Exact bool
+	env   *Env
 }
+
+// State returns the instances' state (Env.State): a fresh copy, made only
+// for a reader that scores it.
+func (e *End) State() *Dict { return e.env.State() }
 
 // EndState implements envs.StateSession: an *End, or nil for a session
 // that could serve no call.
@@ -169,7 +173,7 @@ func (s *Session) EndState() any {
 	if s.env == nil {
 		return nil
 	}
-	return &End{Entry: s.entry.ID, Calls: slices.Clone(s.calls), State: s.env.State(), Exact: !s.refused}
+	return &End{Entry: s.entry.ID, Calls: slices.Clone(s.calls), Exact: !s.refused, env: s.env}
 }
 
 // Calls returns every call the session executed, in order, in the BFCL
