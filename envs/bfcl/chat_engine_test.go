@@ -1,49 +1,26 @@
 package bfcl
 
 import (
-	"compress/gzip"
 	"context"
-	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/artist-rl/artist/chat"
 	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/internal/qwentest"
 	"github.com/artist-rl/artist/policy"
 	"github.com/artist-rl/artist/rollout"
 	"github.com/artist-rl/artist/rollout/format"
 )
 
-// qwenTokenizer loads the Qwen tokenizer of the policy tests, with its
-// tokenizer_config.json.
+// qwenTokenizer loads the test tokenizer (internal/qwentest), whose
+// end of turn is <|im_end|>.
 func qwenTokenizer(t *testing.T) *policy.Tokenizer {
 	t.Helper()
-	f, err := os.Open("../../policy/testdata/qwen/tokenizer.json.gz")
+	path, err := qwentest.Unpack(t.TempDir(), false)
 	if err != nil {
 		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := os.ReadFile("../../policy/testdata/qwen/tokenizer_config.json") // its EOS: <|im_end|>
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	path := filepath.Join(dir, "tokenizer.json")
-	for name, b := range map[string][]byte{"tokenizer.json": data, "tokenizer_config.json": cfg} {
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 	tok, err := policy.LoadTokenizer(path)
 	if err != nil {
