@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/envs/arith"
 	"github.com/artist-rl/artist/envs/family"
-	"github.com/artist-rl/artist/envs/multistep"
 	"github.com/artist-rl/artist/rollout"
 	"github.com/artist-rl/artist/rollout/format"
 )
@@ -15,7 +15,7 @@ import (
 // that names none gets no breakdown.
 func TestEvalGroups(t *testing.T) {
 	f := format.DefaultFormat()
-	set, err := multistep.Family{}.Open(multistep.Family{}.DefaultConfig(), f)
+	set, err := arith.MultiStep{}.Open(arith.MultiStep{}.DefaultConfig(), f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestEvalGroups(t *testing.T) {
 	add(tasks[2], "-1", 3)
 
 	cfg := DefaultConfig()
-	cfg.Task.Name = multistep.FamilyName
+	cfg.Task.Name = arith.MultiStepName
 	r := &Run{Cfg: cfg, Tasks: set}
 	res := r.score(trajs, 2)
 	want := map[string][2]float64{"steps=1": {1, 1}, "steps=2": {0, 0}, "steps=3": {0.5, 3}}

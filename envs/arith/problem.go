@@ -115,8 +115,18 @@ func (p Problem) ID() string {
 }
 
 // Task returns the problem as a task with its decimal answer.
-func (p Problem) Task() envs.Task {
-	return envs.Task{ID: p.ID(), Prompt: p.Prompt(), Answer: strconv.Itoa(p.Answer())}
+func (p Problem) Task() envs.Task { return task(p.ID(), p.Prompt(), p.Answer()) }
+
+// task is a generated problem as a task: its gold answer is the decimal
+// integer answer.
+func task(id, prompt string, answer int) envs.Task {
+	return envs.Task{ID: id, Prompt: prompt, Answer: strconv.Itoa(answer)}
+}
+
+// solution is the problem's worked solution: its expression as the plan,
+// then the one call that prints the answer.
+func (p Problem) solution() solution {
+	return solution{plan: p.expression(), calls: []call{{code: p.Code(), want: p.Answer()}}}
 }
 
 // Reference returns the code that solves t, or ok false when t's ID is not
@@ -195,7 +205,8 @@ func randDigits(rng *rand.Rand, lo, hi int) int {
 	return least + rng.Intn(9*least)
 }
 
-// inDigits reports whether n has between lo and hi decimal digits.
+// inDigits reports whether n has between lo and hi decimal digits (lo
+// of 1 admits 1 to 9, not 0).
 func inDigits(n, lo, hi int) bool {
 	return n >= pow10(lo-1) && n < pow10(hi)
 }

@@ -15,7 +15,8 @@ import (
 // so even the largest held-out set takes about a tenth of them.
 const maxEvalSize = 10000
 
-// Config chooses the operations and the held-out set.
+// Config, the section task.arith, chooses the operations and the
+// held-out set of the arith family.
 type Config struct {
 	// Ops are the operations to draw from, any of "mul", "div", "mod".
 	// Default all three.
@@ -64,16 +65,7 @@ type key struct {
 	a, b int
 }
 
-func (p Problem) key() key { return key{p.Op, p.A, p.B} }
-
-// Generator draws training tasks. It implements envs.Sampler and is safe
-// for concurrent use with distinct rngs.
-type Generator struct {
-	ops     []Op
-	heldout map[key]bool
-}
-
-var _ envs.Sampler = (*Generator)(nil)
+func (p Problem) key() any { return key{p.Op, p.A, p.B} }
 
 // NewSplit returns the training generator and the held-out tasks of cfg.
 // The held-out tasks are drawn from cfg.EvalSeed, cycle through cfg.Ops in
@@ -83,28 +75,56 @@ func NewSplit(cfg Config) (train *Generator, heldout []envs.Task, err error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, nil, err
 	}
-	g := &Generator{heldout: make(map[key]bool, cfg.EvalSize)}
-	for _, name := range cfg.Ops {
-		g.ops = append(g.ops, Op(name))
+	ops := make([]Op, len(cfg.Ops))
+	for i, name := range cfg.Ops {
+		ops[i] = Op(name)
 	}
-	rng := rand.New(rand.NewSource(cfg.EvalSeed))
-	heldout = make([]envs.Task, 0, cfg.EvalSize)
-	for len(heldout) < cfg.EvalSize {
-		p := Random(rng, g.ops[len(heldout)%len(g.ops)])
+	draw := func(rng *rand.Rand, i int) drawn { return Random(rng, ops[i]) }
+	train, heldout = newSplit(len(ops), draw, cfg.EvalSize, cfg.EvalSeed)
+	return train, heldout, nil
+}
+
+// drawn is a generated problem as a split sees it: its task, and a key
+// that tells two problems apart up to their wording.
+type drawn interface {
+	Task() envs.Task
+	key() any
+}
+
+// Generator draws training tasks of one family's kinds (operations, step
+// counts). It implements envs.Sampler and is safe for concurrent use with
+// distinct rngs.
+type Generator struct {
+	kinds   int
+	draw    func(rng *rand.Rand, kind int) drawn
+	heldout map[any]bool
+}
+
+var _ envs.Sampler = (*Generator)(nil)
+
+// newSplit draws size held-out problems from evalSeed, cycling through
+// the kinds in order and skipping repeated keys, and returns them with
+// the generator of every other problem.
+func newSplit(kinds int, draw func(rng *rand.Rand, kind int) drawn, size int, evalSeed int64) (*Generator, []envs.Task) {
+	g := &Generator{kinds: kinds, draw: draw, heldout: make(map[any]bool, size)}
+	rng := rand.New(rand.NewSource(evalSeed))
+	heldout := make([]envs.Task, 0, size)
+	for len(heldout) < size {
+		p := draw(rng, len(heldout)%kinds)
 		if g.heldout[p.key()] {
 			continue
 		}
 		g.heldout[p.key()] = true
 		heldout = append(heldout, p.Task())
 	}
-	return g, heldout, nil
+	return g, heldout
 }
 
-// Problem draws one training problem: the operation uniformly among the
-// configured ones, then Random, redrawn while it is held out.
-func (g *Generator) Problem(rng *rand.Rand) Problem {
+// problem draws one training problem: the kind uniformly, then the
+// kind's problem, redrawn while it is held out.
+func (g *Generator) problem(rng *rand.Rand) drawn {
 	for {
-		p := Random(rng, g.ops[rng.Intn(len(g.ops))])
+		p := g.draw(rng, rng.Intn(g.kinds))
 		if !g.heldout[p.key()] {
 			return p
 		}
@@ -115,7 +135,7 @@ func (g *Generator) Problem(rng *rand.Rand) Problem {
 func (g *Generator) Sample(rng *rand.Rand, n int) []envs.Task {
 	tasks := make([]envs.Task, n)
 	for i := range tasks {
-		tasks[i] = g.Problem(rng).Task()
+		tasks[i] = g.problem(rng).Task()
 	}
 	return tasks
 }

@@ -44,7 +44,7 @@ func TestSplitDeterministic(t *testing.T) {
 func TestHeldOutBalancedAndDistinct(t *testing.T) {
 	_, held := mustSplit(t, Config{Ops: []string{"mod", "mul"}, EvalSize: 301, EvalSeed: 9})
 	count := map[Op]int{}
-	seen := map[key]bool{}
+	seen := map[any]bool{}
 	for _, task := range held {
 		p, ok := parseID(task.ID)
 		if !ok || seen[p.key()] || !reflect.DeepEqual(task, p.Task()) {
@@ -63,7 +63,7 @@ func TestHeldOutBalancedAndDistinct(t *testing.T) {
 func TestNoOverlap(t *testing.T) {
 	cfg := Config{Ops: []string{"div", "mul"}, EvalSize: 10000, EvalSeed: 2}
 	g, held := mustSplit(t, cfg)
-	heldKeys := map[key]bool{}
+	heldKeys := map[any]bool{}
 	for _, task := range held {
 		p, _ := parseID(task.ID)
 		heldKeys[p.key()] = true
@@ -72,7 +72,7 @@ func TestNoOverlap(t *testing.T) {
 	unfiltered := 0
 	raw := rand.New(rand.NewSource(11))
 	for range n {
-		if heldKeys[Random(raw, g.ops[raw.Intn(len(g.ops))]).key()] {
+		if heldKeys[g.draw(raw, raw.Intn(g.kinds)).key()] {
 			unfiltered++
 		}
 	}

@@ -13,7 +13,6 @@ import (
 	"github.com/artist-rl/artist/envs/family"
 	"github.com/artist-rl/artist/envs/fcsynth"
 	"github.com/artist-rl/artist/envs/mathtask"
-	"github.com/artist-rl/artist/envs/multistep"
 	"github.com/artist-rl/artist/envs/taubench"
 )
 
@@ -23,5 +22,5 @@ func init() {
 	family.Register(bfcl.Family{})
 	family.Register(fcsynth.Family{})
 	family.Register(taubench.Family{})
-	family.Register(multistep.Family{})
+	family.Register(arith.MultiStep{})
 }

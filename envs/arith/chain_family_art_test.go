@@ -1,4 +1,4 @@
-package multistep
+package arith
 
 import (
 	"context"
@@ -12,12 +12,12 @@ import (
 
 // TestDemonstrationsART: in the art style each step is a call line whose
 // result is the next numbered, masked "#n: " line.
-func TestDemonstrationsART(t *testing.T) {
+func TestChainDemonstrationsART(t *testing.T) {
 	f := format.DefaultFormat()
 	f.Style = format.StyleART
-	task := Problem{3, 482, 37, 64, 25, 0, 0}.Task()
+	task := Chain{3, 482, 37, 64, 25, 0, 0}.Task()
 	tool := &scriptTool{outs: []string{"17834\n", "42\n", "67\n"}}
-	demos, err := Demonstrations(context.Background(), f, []envs.Task{task}, []bool{true}, tool)
+	demos, err := ChainDemonstrations(context.Background(), f, []envs.Task{task}, []bool{true}, tool)
 	if err != nil {
 		t.Fatal(err)
 	}

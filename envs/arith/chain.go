@@ -1,4 +1,4 @@
-package multistep
+package arith
 
 import (
 	"fmt"
@@ -12,15 +12,15 @@ import (
 // MaxSteps is the longest chain: a product, a remainder, a sum.
 const MaxSteps = 3
 
-// NumTemplates is the number of wordings of each step count.
-const NumTemplates = 2
+// ChainTemplates is the number of wordings of each step count.
+const ChainTemplates = 2
 
-// NumNouns is the number of nouns a problem can count.
-const NumNouns = 6
+// ChainNouns is the number of nouns a chain can count.
+const ChainNouns = 6
 
-// templates holds each step count's sentences as format strings over
+// chainTemplates holds each step count's sentences as format strings over
 // (A, B, C, D, noun); a template names only the operands its steps use.
-var templates = [MaxSteps][NumTemplates]string{
+var chainTemplates = [MaxSteps][ChainTemplates]string{
 	{
 		"%[2]d boxes hold %[1]d %[5]s each. How many %[5]s?",
 		"Each of %[2]d bags has %[1]d %[5]s. Total %[5]s?",
@@ -35,13 +35,13 @@ var templates = [MaxSteps][NumTemplates]string{
 	},
 }
 
-// nouns are the counted things; Problem.Noun indexes this list.
-var nouns = [NumNouns]string{"nails", "coins", "beads", "eggs", "seeds", "cards"}
+// chainNouns are the counted things; Chain.Noun indexes this list.
+var chainNouns = [ChainNouns]string{"nails", "coins", "beads", "eggs", "seeds", "cards"}
 
-// Problem is one word problem of Steps operations on the running value:
-// A * B, then % C, then + D. Operands a problem does not use are 0.
-// Template is in [0, NumTemplates) and Noun in [0, NumNouns).
-type Problem struct {
+// Chain is one multi-step word problem of Steps operations on the running
+// value: A * B, then % C, then + D. Operands a chain does not use are 0.
+// Template is in [0, ChainTemplates) and Noun in [0, ChainNouns).
+type Chain struct {
 	Steps      int
 	A, B, C, D int
 	Template   int
@@ -58,18 +58,18 @@ type Digits struct {
 
 // Prompt returns the problem's sentence. It panics if Steps, Template or
 // Noun is out of range.
-func (p Problem) Prompt() string {
-	return fmt.Sprintf(templates[p.Steps-1][p.Template], p.A, p.B, p.C, p.D, nouns[p.Noun])
+func (p Chain) Prompt() string {
+	return fmt.Sprintf(chainTemplates[p.Steps-1][p.Template], p.A, p.B, p.C, p.D, chainNouns[p.Noun])
 }
 
-// step is one operation on the running value: "* 37", "% 64", "+ 25".
+// step is one operation on a chain's running value: "* 37", "% 64", "+ 25".
 type step struct {
 	op      string
 	operand int
 }
 
 // steps lists the operations after the first operand A.
-func (p Problem) steps() []step {
+func (p Chain) steps() []step {
 	all := []step{{"*", p.B}, {"%", p.C}, {"+", p.D}}
 	return all[:p.Steps]
 }
@@ -84,12 +84,12 @@ func (s step) apply(v int) int {
 	case "+":
 		return v + s.operand
 	}
-	panic(fmt.Sprintf("multistep: unknown step %q", s.op))
+	panic(fmt.Sprintf("arith: unknown step %q", s.op))
 }
 
 // Values returns the running value after each step: Values()[Steps-1] is
 // the answer.
-func (p Problem) Values() []int {
+func (p Chain) Values() []int {
 	v, out := p.A, make([]int, 0, p.Steps)
 	for _, s := range p.steps() {
 		v = s.apply(v)
@@ -99,12 +99,12 @@ func (p Problem) Values() []int {
 }
 
 // Answer returns the exact integer result.
-func (p Problem) Answer() int { return p.Values()[p.Steps-1] }
+func (p Chain) Answer() int { return p.Values()[p.Steps-1] }
 
 // Expression is the whole chain in Go, "482 * 37 % 64 + 25" (Go's
 // precedence evaluates it left to right as the steps do): the plan a worked
 // solution writes down, and what one composed program would print.
-func (p Problem) Expression() string {
+func (p Chain) Expression() string {
 	var b strings.Builder
 	b.WriteString(strconv.Itoa(p.A))
 	for _, s := range p.steps() {
@@ -116,47 +116,45 @@ func (p Problem) Expression() string {
 // StepCode returns the snippet of step i (0 first) that starts from the
 // value v printed by the step before (A for the first step):
 // fmt.Println(18334 % 64).
-func (p Problem) StepCode(i, v int) string {
+func (p Chain) StepCode(i, v int) string {
 	s := p.steps()[i]
 	return fmt.Sprintf("fmt.Println(%d %s %d)", v, s.op, s.operand)
 }
 
 // ID returns the task ID, multistep-s<steps>-<A>-<B>-<C>-<D>-t<template>-n<noun>,
 // for example multistep-s3-482-37-64-25-t0-n0.
-func (p Problem) ID() string {
+func (p Chain) ID() string {
 	return fmt.Sprintf("multistep-s%d-%d-%d-%d-%d-t%d-n%d", p.Steps, p.A, p.B, p.C, p.D, p.Template, p.Noun)
 }
 
-// Task returns the problem as a task with its decimal answer.
-func (p Problem) Task() envs.Task {
-	return envs.Task{ID: p.ID(), Prompt: p.Prompt(), Answer: strconv.Itoa(p.Answer())}
-}
+// Task returns the chain as a task with its decimal answer.
+func (p Chain) Task() envs.Task { return task(p.ID(), p.Prompt(), p.Answer()) }
 
-// Steps returns the step count of a task this package wrote, or ok false
-// for any other task.
+// Steps returns the step count of a chain's task, or ok false for any
+// other task.
 func Steps(t envs.Task) (n int, ok bool) {
-	p, ok := parseID(t.ID)
+	p, ok := parseChainID(t.ID)
 	return p.Steps, ok
 }
 
-// parseID inverts Problem.ID, accepting only well-formed problems.
-func parseID(id string) (Problem, bool) {
+// parseChainID inverts Chain.ID, accepting only well-formed chains.
+func parseChainID(id string) (Chain, bool) {
 	f := strings.Split(id, "-")
 	if len(f) != 8 || f[0] != "multistep" || !strings.HasPrefix(f[1], "s") ||
 		!strings.HasPrefix(f[6], "t") || !strings.HasPrefix(f[7], "n") {
-		return Problem{}, false
+		return Chain{}, false
 	}
 	var n [7]int
 	for i, s := range []string{f[1][1:], f[2], f[3], f[4], f[5], f[6][1:], f[7][1:]} {
 		v, err := strconv.Atoi(s)
 		if err != nil || strconv.Itoa(v) != s {
-			return Problem{}, false
+			return Chain{}, false
 		}
 		n[i] = v
 	}
-	p := Problem{Steps: n[0], A: n[1], B: n[2], C: n[3], D: n[4], Template: n[5], Noun: n[6]}
+	p := Chain{Steps: n[0], A: n[1], B: n[2], C: n[3], D: n[4], Template: n[5], Noun: n[6]}
 	if !p.wellFormed() {
-		return Problem{}, false
+		return Chain{}, false
 	}
 	return p, true
 }
@@ -164,9 +162,9 @@ func parseID(id string) (Problem, bool) {
 // wellFormed reports whether p has a step count, wording and noun in range,
 // two-digit operands where its steps use them (C at least 11) and zeros
 // where they do not, and a first factor of 1 to 9 digits.
-func (p Problem) wellFormed() bool {
-	if p.Steps < 1 || p.Steps > MaxSteps || p.Template < 0 || p.Template >= NumTemplates ||
-		p.Noun < 0 || p.Noun >= NumNouns || !inDigits(p.A, 1, 9) {
+func (p Chain) wellFormed() bool {
+	if p.Steps < 1 || p.Steps > MaxSteps || p.Template < 0 || p.Template >= ChainTemplates ||
+		p.Noun < 0 || p.Noun >= ChainNouns || !inDigits(p.A, 1, 9) {
 		return false
 	}
 	ops := []int{p.B, p.C, p.D}
@@ -179,42 +177,36 @@ func (p Problem) wellFormed() bool {
 	return p.Steps < 2 || p.C >= 11
 }
 
-// Random draws a problem of n steps: the digits of A uniformly in d, then
+// RandomChain draws a chain of n steps: the digits of A uniformly in d, then
 // A uniformly among numbers of that many digits; B, D uniformly in
 // [10, 99], C in [11, 99]; template and noun uniformly. It panics when n is
 // not in [1, MaxSteps] or d is not 1 <= Min <= Max <= 9.
-func Random(rng *rand.Rand, n int, d Digits) Problem {
+func RandomChain(rng *rand.Rand, n int, d Digits) Chain {
 	if n < 1 || n > MaxSteps || d.Min < 1 || d.Max < d.Min || d.Max > 9 {
-		panic(fmt.Sprintf("multistep: Random(%d steps, digits %+v)", n, d))
+		panic(fmt.Sprintf("arith: RandomChain(%d steps, digits %+v)", n, d))
 	}
-	p := Problem{Steps: n, A: randDigits(rng, d.Min, d.Max), B: 10 + rng.Intn(90)}
+	p := Chain{Steps: n, A: randDigits(rng, d.Min, d.Max), B: 10 + rng.Intn(90)}
 	if n >= 2 {
 		p.C = 11 + rng.Intn(89)
 	}
 	if n >= 3 {
 		p.D = 10 + rng.Intn(90)
 	}
-	p.Template = rng.Intn(NumTemplates)
-	p.Noun = rng.Intn(NumNouns)
+	p.Template = rng.Intn(ChainTemplates)
+	p.Noun = rng.Intn(ChainNouns)
 	return p
 }
 
-// randDigits returns a number with between lo and hi decimal digits.
-func randDigits(rng *rand.Rand, lo, hi int) int {
-	d := lo + rng.Intn(hi-lo+1)
-	least := pow10(d - 1)
-	return least + rng.Intn(9*least)
-}
-
-// inDigits reports whether n has between lo and hi decimal digits.
-func inDigits(n, lo, hi int) bool {
-	return n >= max(1, pow10(lo-1)) && n < pow10(hi)
-}
-
-func pow10(n int) int {
-	p := 1
-	for range n {
-		p *= 10
+// solution is the chain's worked solution: the whole chain as its plan,
+// then one call a step, each snippet starting from the value the step
+// before printed (the tool keeps no state between calls).
+func (p Chain) solution() solution {
+	want := p.Values()
+	s := solution{plan: p.Expression()}
+	v := p.A
+	for i := range p.Steps {
+		s.calls = append(s.calls, call{code: p.StepCode(i, v), want: want[i]})
+		v = want[i]
 	}
-	return p
+	return s
 }

@@ -1,4 +1,4 @@
-package multistep
+package arith
 
 import (
 	"math/rand"
@@ -8,19 +8,19 @@ import (
 
 // TestSplitDisjoint: no training draw is a held-out problem, whatever its
 // wording, and the held-out set is spread evenly over the step counts.
-func TestSplitDisjoint(t *testing.T) {
-	cfg := DefaultConfig()
+func TestChainSplitDisjoint(t *testing.T) {
+	cfg := DefaultChainConfig()
 	cfg.Digits = Digits{Min: 1, Max: 2} // a small pool, so collisions would show
 	cfg.Steps = []int{1, 2}
 	cfg.EvalSize = 400
-	train, heldout, err := NewSplit(cfg)
+	train, heldout, err := NewChainSplit(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	held := map[key]bool{}
+	held := map[any]bool{}
 	perSteps := map[int]int{}
 	for _, task := range heldout {
-		p, ok := parseID(task.ID)
+		p, ok := parseChainID(task.ID)
 		if !ok {
 			t.Fatalf("held-out task %s has no problem", task.ID)
 		}
@@ -38,7 +38,7 @@ func TestSplitDisjoint(t *testing.T) {
 	rng := rand.New(rand.NewSource(5))
 	seen := map[int]int{}
 	for _, task := range train.Sample(rng, 40000) {
-		p, _ := parseID(task.ID)
+		p, _ := parseChainID(task.ID)
 		if held[p.key()] {
 			t.Fatalf("training drew held-out problem %s", task.ID)
 		}
@@ -51,12 +51,12 @@ func TestSplitDisjoint(t *testing.T) {
 
 // TestSplitSeeds: the same config gives the same split; another eval seed
 // another one.
-func TestSplitSeeds(t *testing.T) {
-	_, a, _ := NewSplit(DefaultConfig())
-	_, b, _ := NewSplit(DefaultConfig())
-	c2 := DefaultConfig()
+func TestChainSplitSeeds(t *testing.T) {
+	_, a, _ := NewChainSplit(DefaultChainConfig())
+	_, b, _ := NewChainSplit(DefaultChainConfig())
+	c2 := DefaultChainConfig()
 	c2.EvalSeed = 9
-	_, c, _ := NewSplit(c2)
+	_, c, _ := NewChainSplit(c2)
 	same, diff := 0, 0
 	for i := range a {
 		if a[i].ID == b[i].ID && a[i].Prompt == b[i].Prompt {
@@ -72,28 +72,28 @@ func TestSplitSeeds(t *testing.T) {
 }
 
 // TestConfigValidate: every bad field is named with its fix.
-func TestConfigValidate(t *testing.T) {
+func TestChainConfigValidate(t *testing.T) {
 	cases := []struct {
-		edit func(*Config)
+		edit func(*ChainConfig)
 		want string
 	}{
-		{func(c *Config) { c.Steps = nil }, "steps is empty"},
-		{func(c *Config) { c.Steps = []int{1, 4} }, "steps has 4"},
-		{func(c *Config) { c.Steps = []int{2, 2} }, "lists 2 twice"},
-		{func(c *Config) { c.Digits = Digits{3, 2} }, "digits must have"},
-		{func(c *Config) { c.Digits = Digits{0, 2} }, "digits must have"},
-		{func(c *Config) { c.EvalSize = -1 }, "eval_size must be in"},
-		{func(c *Config) { c.Steps, c.Digits, c.EvalSize = []int{1}, Digits{1, 1}, 300 }, "at most a quarter"},
+		{func(c *ChainConfig) { c.Steps = nil }, "steps is empty"},
+		{func(c *ChainConfig) { c.Steps = []int{1, 4} }, "steps has 4"},
+		{func(c *ChainConfig) { c.Steps = []int{2, 2} }, "lists 2 twice"},
+		{func(c *ChainConfig) { c.Digits = Digits{3, 2} }, "digits must have"},
+		{func(c *ChainConfig) { c.Digits = Digits{0, 2} }, "digits must have"},
+		{func(c *ChainConfig) { c.EvalSize = -1 }, "eval_size must be in"},
+		{func(c *ChainConfig) { c.Steps, c.Digits, c.EvalSize = []int{1}, Digits{1, 1}, 300 }, "at most a quarter"},
 	}
 	for i, c := range cases {
-		cfg := DefaultConfig()
+		cfg := DefaultChainConfig()
 		c.edit(&cfg)
 		err := cfg.Validate()
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("case %d: %v, want an error containing %q", i, err, c.want)
 		}
 	}
-	if err := DefaultConfig().Validate(); err != nil {
+	if err := DefaultChainConfig().Validate(); err != nil {
 		t.Errorf("defaults: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package multistep
+package arith
 
 import (
 	"context"
@@ -30,9 +30,9 @@ func (s *scriptTool) Call(_ context.Context, code string) envs.Result {
 // then either answers directly or calls the tool once per step, each
 // snippet starting from the value the previous call printed, with every
 // result masked.
-func TestDemonstrations(t *testing.T) {
+func TestChainDemonstrations(t *testing.T) {
 	f := format.DefaultFormat()
-	task := Problem{3, 482, 37, 64, 25, 0, 0}.Task()
+	task := Chain{3, 482, 37, 64, 25, 0, 0}.Task()
 	cases := []struct {
 		name    string
 		useTool bool
@@ -53,7 +53,7 @@ func TestDemonstrations(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			tool := &scriptTool{outs: c.outs}
-			demos, err := Demonstrations(context.Background(), f, []envs.Task{task}, []bool{c.useTool}, tool)
+			demos, err := ChainDemonstrations(context.Background(), f, []envs.Task{task}, []bool{c.useTool}, tool)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,14 +75,14 @@ func TestDemonstrations(t *testing.T) {
 
 // TestDemonstrationsRefuseWrongResults: a tool whose output is not the
 // step's true value, or a foreign task, is an error, not a demonstration.
-func TestDemonstrationsRefuseWrongResults(t *testing.T) {
+func TestChainDemonstrationsRefuseWrongResults(t *testing.T) {
 	f := format.DefaultFormat()
-	task := Problem{2, 482, 37, 64, 0, 0, 0}.Task()
-	_, err := Demonstrations(context.Background(), f, []envs.Task{task}, []bool{true}, &scriptTool{outs: []string{"17834\n", "41\n"}})
+	task := Chain{2, 482, 37, 64, 0, 0, 0}.Task()
+	_, err := ChainDemonstrations(context.Background(), f, []envs.Task{task}, []bool{true}, &scriptTool{outs: []string{"17834\n", "41\n"}})
 	if err == nil || !strings.Contains(err.Error(), "step 2") {
 		t.Errorf("a wrong second result: %v", err)
 	}
-	_, err = Demonstrations(context.Background(), f, []envs.Task{{ID: "arith-mul-1-2-t0-n0"}}, []bool{false}, nil)
+	_, err = ChainDemonstrations(context.Background(), f, []envs.Task{{ID: "arith-mul-1-2-t0-n0"}}, []bool{false}, nil)
 	if err == nil || !strings.Contains(err.Error(), "no reference solution") {
 		t.Errorf("a foreign task: %v", err)
 	}
@@ -91,13 +91,13 @@ func TestDemonstrationsRefuseWrongResults(t *testing.T) {
 // TestDemonstrationsRunInSandbox: with the real code tool, every step of
 // every tool-using demonstration prints its true value, and the last one
 // is the gold answer.
-func TestDemonstrationsRunInSandbox(t *testing.T) {
+func TestChainDemonstrationsRunInSandbox(t *testing.T) {
 	sb, err := sandbox.New(sandbox.DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sb.Close()
-	_, heldout, err := NewSplit(DefaultConfig())
+	_, heldout, err := NewChainSplit(DefaultChainConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +106,7 @@ func TestDemonstrationsRunInSandbox(t *testing.T) {
 	for i := range useTool {
 		useTool[i] = true
 	}
-	demos, err := Demonstrations(context.Background(), format.DefaultFormat(), tasks, useTool, sb)
+	demos, err := ChainDemonstrations(context.Background(), format.DefaultFormat(), tasks, useTool, sb)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,8 +128,8 @@ func TestDemonstrationsRunInSandbox(t *testing.T) {
 
 // TestSetJudgeAndGroups: the family decides correctness by the final
 // answer and names each task's step-count group.
-func TestSetJudgeAndGroups(t *testing.T) {
-	set, err := Family{}.Open(Family{}.DefaultConfig(), format.DefaultFormat())
+func TestChainSetJudgeAndGroups(t *testing.T) {
+	set, err := MultiStep{}.Open(MultiStep{}.DefaultConfig(), format.DefaultFormat())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,23 +151,23 @@ func TestSetJudgeAndGroups(t *testing.T) {
 	if got := g.TaskGroup(envs.Task{ID: "other"}); got != "" {
 		t.Errorf("foreign task: group %q, want none", got)
 	}
-	if set.TaskSeed() != DefaultConfig().TrainSeed {
+	if set.TaskSeed() != DefaultChainConfig().TrainSeed {
 		t.Errorf("task seed %d, want the train seed", set.TaskSeed())
 	}
-	bad := DefaultConfig()
+	bad := DefaultChainConfig()
 	bad.Steps = []int{5}
-	if err := (Family{}).Validate(&bad); err == nil || !strings.Contains(err.Error(), "task.multistep") {
+	if err := (MultiStep{}).Validate(&bad); err == nil || !strings.Contains(err.Error(), "task.multistep") {
 		t.Errorf("Validate of a bad section: %v", err)
 	}
 }
 
 // TestDemonstrationsReport: the library's writer reports each written
 // demonstration, in order, out of the whole count.
-func TestDemonstrationsReport(t *testing.T) {
-	tasks := []envs.Task{Problem{3, 482, 37, 64, 25, 0, 0}.Task(), Problem{3, 482, 37, 64, 25, 0, 1}.Task()}
+func TestChainDemonstrationsReport(t *testing.T) {
+	tasks := []envs.Task{Chain{3, 482, 37, 64, 25, 0, 0}.Task(), Chain{3, 482, 37, 64, 25, 0, 1}.Task()}
 	var got [][2]int
 	report := func(done, total int) { got = append(got, [2]int{done, total}) }
-	if _, err := demonstrations(context.Background(), format.DefaultFormat(), tasks, make([]bool, 2), nil, report); err != nil {
+	if _, err := chained.demonstrations(context.Background(), format.DefaultFormat(), tasks, make([]bool, 2), nil, report); err != nil {
 		t.Fatal(err)
 	}
 	if want := [][2]int{{1, 2}, {2, 2}}; !slices.Equal(got, want) {

@@ -1,4 +1,4 @@
-package multistep
+package arith
 
 import (
 	"math/rand"
@@ -7,22 +7,22 @@ import (
 
 // TestProblemChain: the running values, answer, plan and step snippets of
 // one-, two- and three-step problems.
-func TestProblemChain(t *testing.T) {
+func TestChainProblemChain(t *testing.T) {
 	cases := []struct {
-		p      Problem
+		p      Chain
 		values []int
 		expr   string
 		code   []string // StepCode(i, values[i-1]), A for the first
 		id     string
 		prompt string
 	}{
-		{Problem{1, 482, 37, 0, 0, 0, 0}, []int{17834}, "482 * 37",
+		{Chain{1, 482, 37, 0, 0, 0, 0}, []int{17834}, "482 * 37",
 			[]string{"fmt.Println(482 * 37)"}, "multistep-s1-482-37-0-0-t0-n0",
 			"37 boxes hold 482 nails each. How many nails?"},
-		{Problem{2, 482, 37, 64, 0, 1, 2}, []int{17834, 42}, "482 * 37 % 64",
+		{Chain{2, 482, 37, 64, 0, 1, 2}, []int{17834, 42}, "482 * 37 % 64",
 			[]string{"fmt.Println(482 * 37)", "fmt.Println(17834 % 64)"}, "multistep-s2-482-37-64-0-t1-n2",
 			"Each of 37 bags has 482 beads. In rows of 64, how many spare?"},
-		{Problem{3, 482, 37, 64, 25, 0, 5}, []int{17834, 42, 67}, "482 * 37 % 64 + 25",
+		{Chain{3, 482, 37, 64, 25, 0, 5}, []int{17834, 42, 67}, "482 * 37 % 64 + 25",
 			[]string{"fmt.Println(482 * 37)", "fmt.Println(17834 % 64)", "fmt.Println(42 + 25)"}, "multistep-s3-482-37-64-25-t0-n5",
 			"37 boxes hold 482 cards each. Packed 64 per bag, the rest plus 25 is?"},
 	}
@@ -63,15 +63,15 @@ func TestProblemChain(t *testing.T) {
 
 // TestRandomIsWellFormed: drawn problems round-trip through their ID,
 // respect the digit bounds and use exactly the operands of their steps.
-func TestRandomIsWellFormed(t *testing.T) {
+func TestChainRandomIsWellFormed(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
 	for _, d := range []Digits{{1, 1}, {2, 3}, {4, 4}} {
 		for i := 0; i < 3000; i++ {
 			n := 1 + i%MaxSteps
-			p := Random(rng, n, d)
-			back, ok := parseID(p.ID())
+			p := RandomChain(rng, n, d)
+			back, ok := parseChainID(p.ID())
 			if !ok || back != p {
-				t.Fatalf("%+v: parseID(%q) = %+v, %v", p, p.ID(), back, ok)
+				t.Fatalf("%+v: parseChainID(%q) = %+v, %v", p, p.ID(), back, ok)
 			}
 			if !inDigits(p.A, d.Min, d.Max) {
 				t.Fatalf("%+v: A outside digits %+v", p, d)
@@ -84,7 +84,7 @@ func TestRandomIsWellFormed(t *testing.T) {
 }
 
 // TestParseIDRejects: malformed or out-of-range IDs are not problems.
-func TestParseIDRejects(t *testing.T) {
+func TestChainParseIDRejects(t *testing.T) {
 	for _, id := range []string{
 		"", "arith-mul-482-37-t0-n0", "multistep-s4-482-37-64-25-t0-n0",
 		"multistep-s0-482-37-0-0-t0-n0", "multistep-s1-482-37-64-0-t0-n0", // C given to a one-step problem
@@ -93,8 +93,8 @@ func TestParseIDRejects(t *testing.T) {
 		"multistep-s1-482-137-0-0-t0-n0", "multistep-s1-0482-37-0-0-t0-n0",
 		"multistep-s1-482-37-0-0-t2-n0", "multistep-s1-482-37-0-0-t0-n6", "multistep-s1-482-37-0-0-x0-n0",
 	} {
-		if p, ok := parseID(id); ok {
-			t.Errorf("parseID(%q) = %+v, want rejected", id, p)
+		if p, ok := parseChainID(id); ok {
+			t.Errorf("parseChainID(%q) = %+v, want rejected", id, p)
 		}
 	}
 }

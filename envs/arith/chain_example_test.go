@@ -1,22 +1,22 @@
-package multistep_test
+package arith_test
 
 import (
 	"fmt"
 	"math/rand"
 
-	"github.com/artist-rl/artist/envs/multistep"
+	"github.com/artist-rl/artist/envs/arith"
 )
 
-func Example() {
-	p := multistep.Problem{Steps: 3, A: 482, B: 37, C: 64, D: 25}
+func Example_chain() {
+	p := arith.Chain{Steps: 3, A: 482, B: 37, C: 64, D: 25}
 	task := p.Task()
 	fmt.Println(task.ID)
 	fmt.Println(task.Prompt)
 	fmt.Println(p.Expression(), "=", task.Answer, "via", p.Values())
-	n, _ := multistep.Steps(task)
+	n, _ := arith.Steps(task)
 	fmt.Println("steps:", n)
 
-	train, heldout, err := multistep.NewSplit(multistep.DefaultConfig())
+	train, heldout, err := arith.NewChainSplit(arith.DefaultChainConfig())
 	if err != nil {
 		panic(err)
 	}
