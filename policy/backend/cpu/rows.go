@@ -11,14 +11,20 @@ import "github.com/artist-rl/artist/policy/backend"
 const rowsBlockBytes = 128 << 10
 
 // LinearRows computes y [m, n] = a·wᵀ for a [m, k] and w [n, k]. Every
-// element is one dot product of a row of a with a row of w, summed in
-// eight lanes of products then sums (no fused multiply-add) and the lanes
-// added up in a fixed order, so a row of y is the same bit for bit
-// whatever m is, wherever the row sits in a and whatever the other rows
-// hold: sequences decoded together get the logits they get alone. With
-// AVX2 and k a multiple of 8 it runs the few-row kernel (dot4AVX2) on
-// groups of four rows, reading w once per call; otherwise portable Go
-// with the same operations in the same order.
+// element is one dot product of a row of a with a row of w, computed the
+// same way whatever m is, wherever the row sits in a and whatever the
+// other rows hold, so a row of y is the same bit for bit alone or among
+// others: sequences decoded together get the logits they get alone.
+//
+// The rows go in groups of four (zero rows added to the last). On a CPU
+// with AVX2 and FMA, and k a multiple of 8, each group meets w three rows
+// at a time (rows4x3FMA): eight lanes of fused multiply-adds, the lanes
+// added up in a fixed order. Otherwise each group meets w one row at a
+// time (dot4): eight lanes of products then sums (no fused multiply-add),
+// added up in the same order, in AVX2 or portable Go with the same
+// results. The two ways differ by float32 rounding, so a row's numbers
+// are the same on every machine of one kind, not across kinds; on one
+// machine they depend only on the row, k and n's contents.
 func (b *Backend) LinearRows(m, n, k int, a, w, y backend.Tensor) {
 	aa, ww, yy := host(a)[:m*k], host(w)[:n*k], host(y)[:m*n]
 	if m == 0 || n == 0 {
@@ -34,24 +40,44 @@ func (b *Backend) LinearRows(m, n, k int, a, w, y backend.Tensor) {
 		x = make([]float32, 4*groups*k)
 		copy(x, aa)
 	}
-	block := max(1, rowsBlockBytes/(4*k))
+	block := max(3, rowsBlockBytes/(4*k)/3*3)
 	blocks := (n + block - 1) / block
 	parallelFor(blocks, 2*block*k*m, func(lo, hi int) {
-		var out [4]float32
 		for bl := lo; bl < hi; bl++ {
 			j0, j1 := bl*block, min((bl+1)*block, n)
 			for g := range groups {
-				xg := x[4*g*k : 4*(g+1)*k]
-				rows := min(4, m-4*g)
-				for j := j0; j < j1; j++ {
-					dot4(k, xg, ww[j*k:(j+1)*k], &out)
-					for r := range rows {
-						yy[(4*g+r)*n+j] = out[r]
-					}
-				}
+				rowsBlock(k, x[4*g*k:4*(g+1)*k], ww, j0, j1, yy[4*g*n:], n, min(4, m-4*g))
 			}
 		}
 	})
+}
+
+// rowsBlock sets y[r·n+j] = x_r·w_j for the rows r < rows of the group
+// x [4, k] and the rows j0 ≤ j < j1 of w [·, k], each element as
+// LinearRows says: the kernel that computes it depends only on k.
+func rowsBlock(k int, x, w []float32, j0, j1 int, y []float32, n, rows int) {
+	if hasFMA && k%8 == 0 {
+		var out [12]float32 // [4, 3]
+		for j := j0; j < j1; {
+			cols, ldw := 3, k
+			if j+3 > j1 {
+				cols, ldw = 1, 0 // the last one or two rows of w, one at a time
+			}
+			rows4x3FMA(k, &x[0], &w[j*k], ldw, &out[0])
+			for r := range rows {
+				copy(y[r*n+j:r*n+j+cols], out[3*r:3*r+cols])
+			}
+			j += cols
+		}
+		return
+	}
+	var out [4]float32
+	for j := j0; j < j1; j++ {
+		dot4(k, x, w[j*k:(j+1)*k], &out)
+		for r := range rows {
+			y[r*n+j] = out[r]
+		}
+	}
 }
 
 // dot4 sets out[r] = Σ_t x[r·k+t]·w[t] for the four rows of x [4, k] as

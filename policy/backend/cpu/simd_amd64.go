@@ -29,6 +29,12 @@ var hasAVX2 = func() bool {
 	return b7&(1<<5) != 0
 }()
 
+// hasFMA reports whether the CPU has AVX2 and fused multiply-add (FMA3).
+var hasFMA = func() bool {
+	_, _, c1, _ := cpuid(1, 0)
+	return hasAVX2 && c1&(1<<12) != 0
+}()
+
 // expSlice replaces every x[i] by Exp32(x[i]), bit for bit.
 func expSlice(x []float32) {
 	n := 0
@@ -65,3 +71,11 @@ func sgemm4x16(k int, ta *float32, b *float32, ldb int, c *float32, ldc int)
 //
 //go:noescape
 func dot4AVX2(k int, x *float32, w *float32, out *float32)
+
+// rows4x3FMA sets out[3r+j] = Σ_t x[r·k+t]·w[j·ldw+t] for the four rows
+// r of x [4, k] and three rows j of w (row stride ldw; 0 repeats one
+// row) in eight lanes of fused multiply-adds added up in a fixed order;
+// k is a positive multiple of 8 (see rowsBlock).
+//
+//go:noescape
+func rows4x3FMA(k int, x *float32, w *float32, ldw int, out *float32)

@@ -8,6 +8,10 @@ package cpu
 // hasAVX2 is false: there are no AVX2 kernels on this architecture.
 const hasAVX2 = false
 
+// hasFMA is false: there is no fused multiply-add kernel on this
+// architecture.
+const hasFMA = false
+
 // expSlice replaces every x[i] by Exp32(x[i]).
 func expSlice(x []float32) { expSliceGo(x) }
 
@@ -19,4 +23,9 @@ func sgemm4x16(k int, ta *float32, b *float32, ldb int, c *float32, ldc int) {
 // dot4AVX2 is never called without AVX2.
 func dot4AVX2(k int, x *float32, w *float32, out *float32) {
 	panic("cpu: dot4AVX2 needs amd64 with AVX2")
+}
+
+// rows4x3FMA is never called without FMA.
+func rows4x3FMA(k int, x *float32, w *float32, ldw int, out *float32) {
+	panic("cpu: rows4x3FMA needs amd64 with AVX2 and FMA")
 }
