@@ -41,7 +41,7 @@ type command struct {
 }
 
 var commands = []command{
-	{"train", "train -config FILE [-set key=value ...] [-force]: warm start, then GRPO; resumes a run folder that holds a checkpoint", runTrain},
+	{"train", "train -config FILE [-set key=value ...] [-force] [-cpuprofile FILE]: warm start, then GRPO; resumes a run folder that holds a checkpoint", runTrain},
 	{"eval", "eval -checkpoint DIR | -policy URL -model NAME [-api completions|chat] [-bench LIST] [-n K] [-temperature T] [-limit N] [-prompting art -library FILE -k 3]: held-out or benchmark pass@1, pass@k, maj@k and tool use", runEval},
 	{"serve", "serve -checkpoint DIR [-addr HOST:PORT]: serve a checkpoint on an OpenAI-compatible API: /v1/chat/completions (tools), /v1/completions, /v1/models, /tokenize, /detokenize", runServe},
 	{"sample", "sample -checkpoint DIR [-n N] [-prompt TEXT]: print rollouts with the tool output marked", runSample},

@@ -22,9 +22,15 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var overrides sets
 	fs.Var(&overrides, "set", "override one config key, e.g. -set grpo.steps=50 (repeatable)")
 	force := fs.Bool("force", false, "run even when the memory plan exceeds the memory available")
+	profile := fs.String("cpuprofile", "", "write a CPU profile of the run to `FILE` (for go tool pprof)")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
+	stopProfile, err := startCPUProfile(*profile)
+	if err != nil {
+		return err
+	}
+	defer stopProfile()
 	if *config == "" {
 		fmt.Fprintln(stderr, "artist train: -config FILE is required, e.g. -config configs/tiny-tool-arith.yaml")
 		return errUsage
