@@ -103,7 +103,7 @@ func (s *EngineSolver) Prompt(task envs.Task, tools []toollib.Tool) string {
 func (s *EngineSolver) Solve(ctx context.Context, task envs.Task, tools []toollib.Tool, tool envs.Tool) (*rollout.Trajectory, error) {
 	e := s.Engine
 	e.Tool, e.Config.GroupSize = tool, 1
-	e.Prompt = func(t envs.Task) string { return s.Prompt(t, tools) }
+	e.Prompt = func(_ context.Context, t envs.Task) (string, error) { return s.Prompt(t, tools), nil }
 	trajs, err := e.Run(ctx, []envs.Task{task}, s.RNG)
 	if err != nil {
 		return nil, fmt.Errorf("atlass: solve: %w", err)

@@ -67,7 +67,7 @@ var runGo = openai.Tool{Type: "function", Function: openai.Function{
 	Parameters:  json.RawMessage(`{"type": "object", "properties": {"code": {"type": "string", "description": "the Go snippet"}}, "required": ["code"]}`),
 }}
 
-func (c codeChat) Start(t envs.Task) ([]openai.ChatMessage, []openai.Tool, error) {
+func (c codeChat) Start(_ context.Context, t envs.Task) ([]openai.ChatMessage, []openai.Tool, error) {
 	return []openai.ChatMessage{message("system", c.system), message("user", t.Prompt)}, []openai.Tool{runGo}, nil
 }
 

@@ -115,7 +115,7 @@ type Engine struct {
 func (e Engine) Generate(ctx context.Context, tasks []envs.Task, k int, rng *rand.Rand) ([]Rollout, error) {
 	eng := *e.Engine
 	eng.Config.GroupSize = k
-	if err := e.fits(tasks); err != nil {
+	if err := e.fits(ctx, tasks); err != nil {
 		return nil, err
 	}
 	trajs, err := eng.Run(ctx, tasks, rng)
@@ -132,14 +132,14 @@ func (e Engine) Generate(ctx context.Context, tasks []envs.Task, k int, rng *ran
 // Check reports the first task that does not fit the model's context,
 // so that a caller can refuse a benchmark before running any; Generate
 // checks the same.
-func (e Engine) Check(tasks []envs.Task) error { return e.fits(tasks) }
+func (e Engine) Check(ctx context.Context, tasks []envs.Task) error { return e.fits(ctx, tasks) }
 
 // fits checks every task against the policy's context. A prompt that
 // alone overflows it is named as such: no response budget would make it
 // fit.
-func (e Engine) fits(tasks []envs.Task) error {
+func (e Engine) fits(ctx context.Context, tasks []envs.Task) error {
 	var over *rollout.ContextError
-	if err := e.CheckContext(tasks); !errors.As(err, &over) {
+	if err := e.CheckContext(ctx, tasks); !errors.As(err, &over) {
 		return err
 	}
 	if over.Prompt >= over.Context {

@@ -1,6 +1,7 @@
 package evalbench
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -55,7 +56,7 @@ func TestCheckNamesWhatDoesNotFit(t *testing.T) {
 		{"short", "", ""},
 	}
 	for i, c := range cases {
-		err := e.Check([]envs.Task{{ID: "p", Prompt: c.prompt}})
+		err := e.Check(context.Background(), []envs.Task{{ID: "p", Prompt: c.prompt}})
 		switch {
 		case c.want == "" && err != nil:
 			t.Errorf("case %d: %v; want it to fit", i, err)

@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -47,7 +48,7 @@ func (c *Chat) opts() chat.Options { return chat.Options{Tools: c.Tools} }
 // family's (tau-bench's policy) follows c.System after a blank line. user
 // renders the user message from the task (nil: task.Prompt); with an
 // Adapter it sees the adapter's user message as task.Prompt.
-func (c *Chat) Opening(task envs.Task, user func(envs.Task) string) ([]chat.Message, *Chat, error) {
+func (c *Chat) Opening(ctx context.Context, task envs.Task, user PromptFunc) ([]chat.Message, *Chat, error) {
 	d := *c
 	d.Adapter = nil
 	system := []string{}
@@ -55,7 +56,7 @@ func (c *Chat) Opening(task envs.Task, user func(envs.Task) string) ([]chat.Mess
 		system = append(system, c.System)
 	}
 	if c.Adapter != nil {
-		msgs, tools, err := c.Adapter.Start(task)
+		msgs, tools, err := c.Adapter.Start(ctx, task)
 		if err != nil {
 			return nil, nil, fmt.Errorf("rollout: task %q: %w", task.ID, err)
 		}
@@ -87,7 +88,10 @@ func (c *Chat) Opening(task envs.Task, user func(envs.Task) string) ([]chat.Mess
 	}
 	text := task.Prompt
 	if user != nil {
-		text = user(task)
+		var err error
+		if text, err = user(ctx, task); err != nil {
+			return nil, nil, fmt.Errorf("rollout: task %q: %w", task.ID, err)
+		}
 	}
 	var msgs []chat.Message
 	if len(system) > 0 {
@@ -98,8 +102,8 @@ func (c *Chat) Opening(task envs.Task, user func(envs.Task) string) ([]chat.Mess
 
 // OpeningPrompt renders Opening's messages with the generation prompt:
 // the text the policy continues on task, and the Chat of its later turns.
-func (c *Chat) OpeningPrompt(task envs.Task, user func(envs.Task) string) (string, []chat.Message, *Chat, error) {
-	msgs, d, err := c.Opening(task, user)
+func (c *Chat) OpeningPrompt(ctx context.Context, task envs.Task, user PromptFunc) (string, []chat.Message, *Chat, error) {
+	msgs, d, err := c.Opening(ctx, task, user)
 	if err != nil {
 		return "", nil, nil, err
 	}

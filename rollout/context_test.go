@@ -60,7 +60,7 @@ func TestStepErrorEndsRun(t *testing.T) {
 // context; otherwise CheckContext names it with both numbers.
 func TestCheckContext(t *testing.T) {
 	task := envs.Task{ID: "t7", Prompt: "q"}
-	need, err := shortEngine(0).MaxLen(task)
+	need, err := shortEngine(0).MaxLen(context.Background(), task)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestCheckContext(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			err := shortEngine(c.limit).CheckContext([]envs.Task{{ID: "t0", Prompt: "q"}, task})
+			err := shortEngine(c.limit).CheckContext(context.Background(), []envs.Task{{ID: "t0", Prompt: "q"}, task})
 			var ce *ContextError
 			if got := errors.As(err, &ce); got != c.over {
 				t.Fatalf("CheckContext = %v, want over %v", err, c.over)

@@ -40,8 +40,8 @@ type Engine struct {
 	Format format.Format
 	Config Config
 	// Prompt renders a task as the text the policy continues; nil means
-	// task.Prompt + "\n".
-	Prompt func(envs.Task) string
+	// task.Prompt + "\n" (PromptText).
+	Prompt PromptFunc
 	// UserTurn renders a later user message of a multi-turn task as the
 	// text the engine appends after the policy ends its turn; nil means
 	// UserTurnText.
@@ -203,7 +203,7 @@ func (e *Engine) run(ctx context.Context, tasks []envs.Task, rngOf func(task int
 	if err != nil {
 		return nil, err
 	}
-	rows, maxLen, err := r.start(tasks)
+	rows, maxLen, err := r.start(ctx, tasks)
 	if err != nil {
 		return nil, err
 	}
@@ -342,12 +342,12 @@ func (e *Engine) newRunner() (*runner, error) {
 // MaxLen is the most tokens a trajectory of task may hold: its prompt,
 // its later user turns and the response budget with every tool result and
 // its tags. A policy whose context is shorter cannot roll it out.
-func (e *Engine) MaxLen(task envs.Task) (int, error) {
+func (e *Engine) MaxLen(ctx context.Context, task envs.Task) (int, error) {
 	r, err := e.newRunner()
 	if err != nil {
 		return 0, err
 	}
-	_, n, err := r.start([]envs.Task{task})
+	_, n, err := r.start(ctx, []envs.Task{task})
 	return n, err
 }
 
@@ -366,29 +366,25 @@ func (e *ContextError) Error() string {
 // CheckContext returns a *ContextError for the first task whose MaxLen is
 // over the policy's context (none when the policy has no limit), so that
 // no rollout of them overflows it mid-run; other errors are MaxLen's.
-func (e *Engine) CheckContext(tasks []envs.Task) error {
+func (e *Engine) CheckContext(ctx context.Context, tasks []envs.Task) error {
 	limit := e.Policy.Context()
 	if limit <= 0 {
 		return nil
 	}
 	for _, t := range tasks {
-		n, err := e.MaxLen(t)
+		n, err := e.MaxLen(ctx, t)
 		if err != nil {
 			return err
 		}
 		if n > limit {
-			return &ContextError{Task: t.ID, Need: n, Prompt: len(e.Tokenizer.Encode(e.promptText(t))), Context: limit}
+			text, err := promptOrText(e.Prompt)(ctx, t)
+			if err != nil {
+				return fmt.Errorf("rollout: task %q: %w", t.ID, err)
+			}
+			return &ContextError{Task: t.ID, Need: n, Prompt: len(e.Tokenizer.Encode(text)), Context: limit}
 		}
 	}
 	return nil
-}
-
-// promptText renders task with Prompt, or PromptText when it is nil.
-func (e *Engine) promptText(task envs.Task) string {
-	if e.Prompt == nil {
-		return PromptText(task)
-	}
-	return e.Prompt(task)
 }
 
 // responseBound is the most tokens a trajectory holds after its prompt.
@@ -408,12 +404,12 @@ func replyLimit(cfg Config, overhead int) int { return cfg.MaxResultTokens + ove
 
 // start encodes each prompt and later user turn once and opens G rows per
 // task. It returns the rows and the most tokens any of them may hold.
-func (r *runner) start(tasks []envs.Task) ([]*row, int, error) {
+func (r *runner) start(ctx context.Context, tasks []envs.Task) ([]*row, int, error) {
 	G := r.cfg.GroupSize
 	rows := make([]*row, 0, len(tasks)*G)
 	maxLen := 0
 	for j, task := range tasks {
-		text, msgs, c, err := r.promptText(task)
+		text, msgs, c, err := r.promptText(ctx, task)
 		if err != nil {
 			return nil, 0, err
 		}

@@ -4,6 +4,7 @@ package rollout
 // tool turns and user turns rendered by the template and appended as ids.
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -15,15 +16,15 @@ import (
 // promptText renders task as the text the policy continues, and with
 // Engine.Chat the conversation's first messages and the Chat with the
 // task's tools that renders its later turns.
-func (r *runner) promptText(task envs.Task) (string, []chat.Message, *Chat, error) {
-	prompt := r.e.Prompt
+func (r *runner) promptText(ctx context.Context, task envs.Task) (string, []chat.Message, *Chat, error) {
 	if r.e.Chat == nil {
-		if prompt == nil {
-			prompt = PromptText
+		text, err := promptOrText(r.e.Prompt)(ctx, task)
+		if err != nil {
+			return "", nil, nil, fmt.Errorf("rollout: task %q: %w", task.ID, err)
 		}
-		return prompt(task), nil, nil, nil
+		return text, nil, nil, nil
 	}
-	return r.e.Chat.OpeningPrompt(task, prompt)
+	return r.e.Chat.OpeningPrompt(ctx, task, r.e.Prompt)
 }
 
 // renderTurn renders a later user message: UserTurn's text, or with a

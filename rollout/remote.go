@@ -64,7 +64,7 @@ type Remote struct {
 	// the EOS token's text, both as the engine does.
 	Tokenizer Tokenizer
 	// Prompt renders a task; nil means PromptText.
-	Prompt func(envs.Task) string
+	Prompt PromptFunc
 	// UserTurn renders a later user message of a multi-turn task, as
 	// Engine.UserTurn; nil means UserTurnText.
 	UserTurn func(msg string) string
@@ -114,11 +114,10 @@ func (r *Remote) Run(ctx context.Context, tasks []envs.Task, k int, rng *rand.Ra
 // roll runs the tool loop of one trajectory and returns the completion
 // tokens it used.
 func (r *Remote) roll(ctx context.Context, client *openai.Client, t *Trajectory, seed int64) (int, error) {
-	prompt := PromptText
-	if r.Prompt != nil {
-		prompt = r.Prompt
+	head, err := promptOrText(r.Prompt)(ctx, t.Task)
+	if err != nil {
+		return 0, fmt.Errorf("rollout: task %q: %w", t.Task.ID, err)
 	}
-	head := prompt(t.Task)
 	stops := r.Format.StopStrings()
 	var resp strings.Builder
 	seg := 0 // where the policy's current segment starts in resp

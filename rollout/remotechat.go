@@ -19,8 +19,9 @@ import (
 // with native tool calls: the messages and tools of each turn, and how a
 // call becomes the input of the family's tool.
 type ChatAdapter interface {
-	// Start returns the first messages of t and the tools offered at turn 0.
-	Start(t envs.Task) ([]openai.ChatMessage, []openai.Tool, error)
+	// Start returns the first messages of t and the tools offered at turn
+	// 0; it stops with ctx's error when ctx ends first.
+	Start(ctx context.Context, t envs.Task) ([]openai.ChatMessage, []openai.Tool, error)
 	// Turn returns the user message of turn k >= 1 (from t.Turns[k-1])
 	// and the tools it adds to those offered so far.
 	Turn(t envs.Task, k int) (openai.ChatMessage, []openai.Tool, error)
@@ -145,7 +146,7 @@ func inParallel(ctx context.Context, n, par int, fn func(ctx context.Context, i 
 
 // roll runs one conversation and returns the completion tokens it used.
 func (r *RemoteChat) roll(ctx context.Context, client *openai.Client, t *Trajectory, seed int64) (int, error) {
-	msgs, tools, err := r.Chat.Start(t.Task)
+	msgs, tools, err := r.Chat.Start(ctx, t.Task)
 	if err != nil {
 		return 0, fmt.Errorf("rollout: remote chat: task %s: %w", t.Task.ID, err)
 	}

@@ -20,7 +20,7 @@ import (
 // whose input is the call's arguments.
 type echoChat struct{}
 
-func (echoChat) Start(t envs.Task) ([]openai.ChatMessage, []openai.Tool, error) {
+func (echoChat) Start(_ context.Context, t envs.Task) ([]openai.ChatMessage, []openai.Tool, error) {
 	return []openai.ChatMessage{{Role: "user", Content: openai.Text(t.Prompt)}}, []openai.Tool{{Type: "function", Function: openai.Function{Name: "echo"}}}, nil
 }
 

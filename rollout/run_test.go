@@ -61,7 +61,10 @@ func TestRunErrors(t *testing.T) {
 			e.Tokenizer = newCharTok(false)
 			e.Config.MaxResultTokens = 4
 		}, "truncation mark"},
-		{"empty prompt", func(e *Engine) { e.Prompt = func(envs.Task) string { return "" } }, "no tokens"},
+		{"empty prompt", func(e *Engine) { e.Prompt = Plain(func(envs.Task) string { return "" }) }, "no tokens"},
+		{"prompt fails", func(e *Engine) {
+			e.Prompt = func(context.Context, envs.Task) (string, error) { return "", errors.New("no demonstrations") }
+		}, `task "t0": no demonstrations`},
 		{"NaN logits", func(e *Engine) { e.Policy = fixedPolicy{nan} }, "sequence 0: logits are empty or not finite: NaN at 3"},
 	}
 	for _, c := range cases {

@@ -139,7 +139,7 @@ func TestRunTopP(t *testing.T) {
 func TestRunGroupsAndPrompt(t *testing.T) {
 	tasks := []envs.Task{{ID: "x", Prompt: "xx"}, {ID: "y", Prompt: "yy"}, {ID: "z", Prompt: "zz"}}
 	e, p := setup(taggedTok(), turns("<answer>{prompt}</answer>"), sure, calc, func(c *Config) { c.GroupSize = 3 })
-	e.Prompt = func(t envs.Task) string { return "Question: " + t.Prompt + "\n" }
+	e.Prompt = Plain(func(t envs.Task) string { return "Question: " + t.Prompt + "\n" })
 	for i, tr := range run(t, e, p, tasks, 1) {
 		want := "<answer>Question: " + tasks[i/3].Prompt + "</answer>"
 		if tr.Response != want || tr.Stop != StopAnswer {

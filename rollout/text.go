@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"context"
 	"strings"
 
 	"github.com/artist-rl/artist/envs"
@@ -43,6 +44,26 @@ func Text(t *Trajectory, tok Tokenizer, markTool bool) string {
 // PromptText is the default rendering of a task for the policy: the
 // question followed by a newline.
 func PromptText(t envs.Task) string { return t.Prompt + "\n" }
+
+// PromptFunc renders a task as the text of its question (Engine.Prompt,
+// Remote.Prompt). It stops with ctx's error when ctx ends first, and
+// fails only where the rendering reaches beyond the task (demonstrations
+// chosen by an embedder, say).
+type PromptFunc func(ctx context.Context, t envs.Task) (string, error)
+
+// Plain is a PromptFunc of a rendering that waits on nothing and cannot
+// fail.
+func Plain(render func(envs.Task) string) PromptFunc {
+	return func(_ context.Context, t envs.Task) (string, error) { return render(t), nil }
+}
+
+// promptOrText is f, or PromptText where f is nil.
+func promptOrText(f PromptFunc) PromptFunc {
+	if f != nil {
+		return f
+	}
+	return Plain(PromptText)
+}
 
 // UserTurnText is the default rendering of a later user message of a
 // multi-turn task: the message on its own line.

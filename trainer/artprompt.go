@@ -8,6 +8,7 @@ import (
 
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/envs/library"
+	"github.com/artist-rl/artist/rollout"
 	"github.com/artist-rl/artist/rollout/format"
 )
 
@@ -122,13 +123,18 @@ func (a *ArtPrompt) reembed() {
 
 // Apply returns t with the selected demonstrations before its prompt,
 // each rendered in the run's format (library.SyntaxTags follows the
-// format's style).
-func (a *ArtPrompt) Apply(t envs.Task) envs.Task {
+// format's style), or the selection's error (an embedding selection
+// stops with ctx's).
+func (a *ArtPrompt) Apply(ctx context.Context, t envs.Task) (envs.Task, error) {
 	if a == nil {
-		return t
+		return t, nil
 	}
-	t.Prompt = library.Prefix(a.index.Select(a.family, t.Prompt, a.k), a.format, library.SyntaxTags) + t.Prompt
-	return t
+	ms, err := a.index.Select(ctx, a.family, t.Prompt, a.k)
+	if err != nil {
+		return envs.Task{}, fmt.Errorf("trainer: prompt.demos: %w", err)
+	}
+	t.Prompt = library.Prefix(ms, a.format, library.SyntaxTags) + t.Prompt
+	return t, nil
 }
 
 // ForFamily is a with the tasks taken as tasks of family name (a
@@ -143,13 +149,21 @@ func (a *ArtPrompt) ForFamily(name string) *ArtPrompt {
 }
 
 // Render is render after the demonstration step.
-func (a *ArtPrompt) Render(render func(envs.Task) string) func(envs.Task) string {
-	return func(t envs.Task) string { return render(a.Apply(t)) }
+func (a *ArtPrompt) Render(render rollout.PromptFunc) rollout.PromptFunc {
+	return func(ctx context.Context, t envs.Task) (string, error) {
+		t, err := a.Apply(ctx, t)
+		if err != nil {
+			return "", err
+		}
+		return render(ctx, t)
+	}
 }
 
 // rolloutPrompt renders a task for a rollout: the demonstrations, then
 // the task as promptText renders it.
-func (r *Run) rolloutPrompt(t envs.Task) string { return r.promptText(r.art.Apply(t)) }
+func (r *Run) rolloutPrompt(ctx context.Context, t envs.Task) (string, error) {
+	return r.art.Render(rollout.Plain(r.promptText))(ctx, t)
+}
 
 // libraryDemos reads warmstart.library as the warm-start library: every
 // demonstration of the file, in file order (library.ToRollout, in the

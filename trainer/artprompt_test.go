@@ -53,14 +53,14 @@ func TestRolloutPromptHoldsDemos(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := &Run{Cfg: cfg, art: art}
-	if got := r.rolloutPrompt(task); got != string(want) {
+	if got := noErr[string](t)(r.rolloutPrompt(context.Background(), task)); got != string(want) {
 		t.Errorf("prompt:\n%s\nwant:\n%s", got, want)
 	}
-	if got := r.Engine(rollout.DefaultConfig()).Prompt(task); got != string(want) {
+	if got := noErr[string](t)(r.Engine(rollout.DefaultConfig()).Prompt(context.Background(), task)); got != string(want) {
 		t.Errorf("the engine's prompt differs:\n%s", got)
 	}
 	plain := &Run{Cfg: DefaultConfig()}
-	if got := plain.rolloutPrompt(task); got != task.Prompt+"\n" {
+	if got := noErr[string](t)(plain.rolloutPrompt(context.Background(), task)); got != task.Prompt+"\n" {
 		t.Errorf("without a library: %q", got)
 	}
 }
@@ -111,5 +111,17 @@ func TestWarmStartFromExportedLibrary(t *testing.T) {
 		if g.Task.Prompt != w.Task.Prompt || g.Task.Answer != w.Task.Answer || g.UsesTool != w.UsesTool || !reflect.DeepEqual(g.Segments, w.Segments) {
 			t.Errorf("case %d: from the library %+v, generated %+v", i, g, w)
 		}
+	}
+}
+
+// noErr returns a function that passes a value through, failing t when
+// the error beside it is not nil: noErr[string](t)(f()).
+func noErr[T any](t *testing.T) func(v T, err error) T {
+	return func(v T, err error) T {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
 	}
 }

@@ -163,7 +163,7 @@ func (r *Run) atlassBatch(ctx context.Context, step int, rng *rand.Rand, m Metri
 // solveGroup rolls out rollout.group_size trajectories of task on the
 // solver's engine (solverEngine), sampling from rng.
 func (r *Run) solveGroup(ctx context.Context, task envs.Task, tools []toollib.Tool, rng *rand.Rand) (_ []*rollout.Trajectory, fit bool, _ error) {
-	e, fit := r.solverEngine(task, tools)
+	e, fit := r.solverEngine(ctx, task, tools)
 	trajs, err := e.Run(ctx, []envs.Task{task}, rng)
 	if err != nil {
 		return nil, false, fmt.Errorf("atlass: solve task %s: %w", task.ID, err)
@@ -176,15 +176,15 @@ func (r *Run) solveGroup(ctx context.Context, task envs.Task, tools []toollib.To
 // question as the library's retrieved tools are. When the listing would
 // not fit the model's context, it is the engine without them and fit is
 // false.
-func (r *Run) solverEngine(task envs.Task, tools []toollib.Tool) (_ *rollout.Engine, fit bool) {
+func (r *Run) solverEngine(ctx context.Context, task envs.Task, tools []toollib.Tool) (_ *rollout.Engine, fit bool) {
 	e := r.Engine(r.Cfg.Rollout)
 	e.Tool = atlass.WithTools(r.atlass.code, tools)
-	e.Prompt = func(t envs.Task) string { return r.userText(withListing(r.art.Apply(t), tools)) }
-	if n, err := e.MaxLen(task); err == nil && n <= r.Model.Config.MaxPositionEmbeddings {
+	e.Prompt = r.art.Render(rollout.Plain(func(t envs.Task) string { return r.userText(withListing(t, tools)) }))
+	if n, err := e.MaxLen(ctx, task); err == nil && n <= r.Model.Config.MaxPositionEmbeddings {
 		return e, true
 	}
 	e.Tool = r.atlass.code
-	e.Prompt = func(t envs.Task) string { return r.userText(r.art.Apply(t)) }
+	e.Prompt = r.art.Render(rollout.Plain(r.userText))
 	return e, false
 }
 

@@ -144,7 +144,7 @@ func TestAtlassBatch(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				e, fit := r.solverEngine(b.trajs[0].Task, []toollib.Tool{gcd.Tool})
+				e, fit := r.solverEngine(context.Background(), b.trajs[0].Task, []toollib.Tool{gcd.Tool})
 				res := e.Tool.(envs.SessionTool).OpenSession(b.trajs[0].Task).Call(context.Background(), "fmt.Println(gcd(84, 36))")
 				if !fit || res.Status != envs.StatusOK || res.Output != "12\n" {
 					t.Errorf("the solver's snippet calling gcd: fit %v, %+v", fit, res)

@@ -102,7 +102,7 @@ func TestAtlassWarmPhases(t *testing.T) {
 	}
 	const draws = 400
 	for range draws {
-		tokens, _ := r.warmSequence(demoLib, seqs, rng)
+		tokens, _ := r.warmSequence(ctx, demoLib, seqs, rng)
 		if isPhase[r.Tok.Decode(tokens)] {
 			phases++
 		}

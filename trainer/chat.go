@@ -1,6 +1,7 @@
 package trainer
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -78,11 +79,11 @@ func (r *Run) userText(t envs.Task) string {
 // renderPrompt renders a task's prompt as the engine does: promptText,
 // or with a chat template the task's opening messages (Chat.Opening: with
 // the family's tools and system message) with the generation prompt.
-func (r *Run) renderPrompt(t envs.Task) string {
+func (r *Run) renderPrompt(ctx context.Context, t envs.Task) string {
 	if r.Chat == nil {
 		return r.promptText(t)
 	}
-	text, _, _, err := r.Chat.OpeningPrompt(t, r.promptText)
+	text, _, _, err := r.Chat.OpeningPrompt(ctx, t, rollout.Plain(r.promptText))
 	if err != nil {
 		// setupChat rendered this template; only a template that raises
 		// on one task's text gets here.
@@ -149,16 +150,13 @@ func (r *Run) chatSegment(s rollout.Segment) string {
 // template's whole continuation after the assistant's text, its
 // end-of-turn included. For plain, they are rollout.PromptText and
 // rollout.UserTurnText.
-func RemotePrompts(c *rollout.Chat) (prompt func(envs.Task) string, userTurn func(string) string) {
+func RemotePrompts(c *rollout.Chat) (prompt rollout.PromptFunc, userTurn func(string) string) {
 	if c == nil {
-		return rollout.PromptText, rollout.UserTurnText
+		return rollout.Plain(rollout.PromptText), rollout.UserTurnText
 	}
-	prompt = func(t envs.Task) string {
-		text, _, _, err := c.OpeningPrompt(t, nil)
-		if err != nil {
-			panic(fmt.Sprintf("trainer: task %s: %v", t.ID, err)) // Check rendered this template
-		}
-		return text
+	prompt = func(ctx context.Context, t envs.Task) (string, error) {
+		text, _, _, err := c.OpeningPrompt(ctx, t, nil)
+		return text, err
 	}
 	userTurn = func(msg string) string {
 		text, err := c.UserTurn(msg)

@@ -79,7 +79,7 @@ func gradCheck(ctx context.Context, c collective.Collective, cfg Config) (float6
 	seqs := make([][]int, 7) // odd: the ranks' shares differ
 	masks := make([][]uint8, len(seqs))
 	for i := range seqs {
-		seqs[i], masks[i] = r.encodeDemo(demos[i%len(demos)])
+		seqs[i], masks[i] = r.encodeDemo(ctx, demos[i%len(demos)])
 	}
 	rng := rand.New(rand.NewSource(5))
 	coefs := [][][]float32{sftCoef(masks), make([][]float32, len(seqs))}

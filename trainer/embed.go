@@ -1,6 +1,7 @@
 package trainer
 
 import (
+	"context"
 	"github.com/artist-rl/artist/envs/library"
 	"github.com/artist-rl/artist/policy"
 )
@@ -19,8 +20,12 @@ type PolicyEmbedder struct {
 
 var _ library.Embedder = PolicyEmbedder{}
 
-// Embed returns the policy's embedding of text [hidden_size].
-func (e PolicyEmbedder) Embed(text string) []float32 {
+// Embed returns the policy's embedding of text [hidden_size], or ctx's
+// error when ctx has ended.
+func (e PolicyEmbedder) Embed(ctx context.Context, text string) ([]float32, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	ids := e.Tokenizer.Encode(text)
-	return e.Model.MeanHidden(ids[:min(len(ids), e.Model.Config.MaxPositionEmbeddings)])
+	return e.Model.MeanHidden(ids[:min(len(ids), e.Model.Config.MaxPositionEmbeddings)]), nil
 }

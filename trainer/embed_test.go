@@ -63,18 +63,20 @@ func TestPolicyEmbedderSelects(t *testing.T) {
 	defer r.Close()
 	e := PolicyEmbedder{Model: r.Model, Tokenizer: r.Tok}
 	text := "Ann has 12 apples and buys 30 more."
-	a, b := e.Embed(text), e.Embed(strings.Clone(text))
+	ctx := context.Background()
+	vec := noErr[[]float32](t)
+	a, b := vec(e.Embed(ctx, text)), vec(e.Embed(ctx, strings.Clone(text)))
 	if !reflect.DeepEqual(a, b) || len(a) != r.Model.Config.HiddenSize {
 		t.Fatalf("two embeddings of one text differ or have the wrong size (%d, want %d)", len(a), r.Model.Config.HiddenSize)
 	}
 	if c := library.Cosine(a, b); math.Abs(c-1) > 1e-9 {
 		t.Errorf("identical texts: cosine %v, want 1", c)
 	}
-	if c := library.Cosine(a, e.Embed("Reverse the word stop.")); c >= 1-1e-6 {
+	if c := library.Cosine(a, vec(e.Embed(ctx, "Reverse the word stop."))); c >= 1-1e-6 {
 		t.Errorf("different texts: cosine %v, want below 1", c)
 	}
 	long := strings.Repeat("apples ", 4*r.Model.Config.MaxPositionEmbeddings)
-	if got := e.Embed(long); len(got) != r.Model.Config.HiddenSize {
+	if got := vec(e.Embed(ctx, long)); len(got) != r.Model.Config.HiddenSize {
 		t.Errorf("a text past the context: %d values", len(got))
 	}
 
@@ -83,11 +85,11 @@ func TestPolicyEmbedderSelects(t *testing.T) {
 		t.Fatal(err)
 	}
 	task := envs.Task{ID: "t", Prompt: "A jar holds 40 coins. 12 are taken out. How many coins are left?"}
-	want := library.Prefix(library.NewEmbedIndex(lib, e).Select(cfg.Task.Name, task.Prompt, 2), cfg.Format, library.SyntaxTags) + task.Prompt
-	if got := r.art.Apply(task).Prompt; got != want {
+	want := library.Prefix(noErr[[]library.Match](t)(library.NewEmbedIndex(lib, e).Select(ctx, cfg.Task.Name, task.Prompt, 2)), cfg.Format, library.SyntaxTags) + task.Prompt
+	if got := noErr[envs.Task](t)(r.art.Apply(ctx, task)).Prompt; got != want {
 		t.Errorf("the run's prompt:\n%s\nwant:\n%s", got, want)
 	}
-	if got := strings.Count(r.rolloutPrompt(task), "<answer>"); got != 2 {
+	if got := strings.Count(noErr[string](t)(r.rolloutPrompt(ctx, task)), "<answer>"); got != 2 {
 		t.Errorf("%d demonstrations before the task, want 2", got)
 	}
 }

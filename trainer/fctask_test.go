@@ -109,7 +109,7 @@ func testFCDemonstrations(t *testing.T, data string) {
 		if users != len(e.GroundTruth)-1 {
 			t.Errorf("%s: %d masked user turns, want %d", e.ID, users, len(e.GroundTruth)-1)
 		}
-		seq, mask := r.encodeDemo(demo)
+		seq, mask := r.encodeDemo(context.Background(), demo)
 		if len(seq) != len(mask) || strings.Count(r.Tok.Decode(seq), eosToken) != len(e.GroundTruth) {
 			t.Errorf("%s: want one end-of-sequence per turn in %q", e.ID, r.Tok.Decode(seq))
 		}
@@ -175,7 +175,7 @@ func TestRenderTurnChat(t *testing.T) {
 	r := &Run{Chat: c}
 	const eos = "<|im_end|>"
 	turn := r.renderTurn(eos)
-	got := r.renderPrompt(envs.Task{Prompt: "q1"}) + "a1" + eos + turn("q2") + "a2" + eos + turn("q3")
+	got := r.renderPrompt(context.Background(), envs.Task{Prompt: "q1"}) + "a1" + eos + turn("q2") + "a2" + eos + turn("q3")
 	want, err := c.Template.Render([]chat.Message{
 		{Role: "system", Content: "sys"}, {Role: "user", Content: "q1"}, {Role: "assistant", Content: "a1"},
 		{Role: "user", Content: "q2"}, {Role: "assistant", Content: "a2"}, {Role: "user", Content: "q3"},

@@ -104,7 +104,7 @@ func Setup(ctx context.Context, cfg Config, out io.Writer) (*Run, error) {
 		r.Close()
 		return nil, err
 	}
-	if err := r.checkContext(); err != nil {
+	if err := r.checkContext(ctx); err != nil {
 		r.Close()
 		return nil, err
 	}
@@ -290,13 +290,13 @@ func (r *Run) setupModel() error {
 // training pool when it is a list) to fit the model's context, prompt,
 // later user turns and response budget together, so no rollout overflows
 // it mid-run.
-func (r *Run) checkContext() error {
+func (r *Run) checkContext(ctx context.Context) error {
 	tasks := r.Heldout
 	if l, ok := r.Train.(envs.List); ok {
 		tasks = append(slices.Clip(tasks), l...)
 	}
 	var over *rollout.ContextError
-	if err := r.Engine(r.Cfg.Rollout).CheckContext(tasks); errors.As(err, &over) {
+	if err := r.Engine(r.Cfg.Rollout).CheckContext(ctx, tasks); errors.As(err, &over) {
 		return fmt.Errorf("trainer: task %s may take %d tokens (prompt, user turns and the rollout budgets), over model.max_position_embeddings %d: raise it or lower rollout.max_response_tokens, max_tool_calls or max_result_tokens", over.Task, over.Need, over.Context)
 	} else if err != nil {
 		return fmt.Errorf("trainer: %w", err)

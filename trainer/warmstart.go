@@ -75,9 +75,9 @@ func (r *Run) demoLibrary(ctx context.Context) ([]Demo, error) {
 
 // encodeDemo returns the tokens of prompt + response and the loss mask:
 // 1 on the policy's text, 0 on the prompt and on tool output.
-func (r *Run) encodeDemo(d Demo) ([]int, []uint8) {
+func (r *Run) encodeDemo(ctx context.Context, d Demo) ([]int, []uint8) {
 	var t rollout.Trajectory
-	t.Append(r.Tok.Encode(r.renderPrompt(d.Task)), rollout.KindPrompt, nil)
+	t.Append(r.Tok.Encode(r.renderPrompt(ctx, d.Task)), rollout.KindPrompt, nil)
 	for _, s := range d.Segments {
 		k := rollout.KindModel
 		if s.Tool { // a tool result or a later user turn: neither is trained on
@@ -175,7 +175,7 @@ func (r *Run) warmStartSteps(ctx context.Context, from *trainerState) error {
 		seqs := make([][]int, w.BatchSize)
 		masks := make([][]uint8, w.BatchSize)
 		for i := range seqs {
-			seqs[i], masks[i] = r.warmSequence(demos, phases, rng)
+			seqs[i], masks[i] = r.warmSequence(ctx, demos, phases, rng)
 		}
 		coef := sftCoef(masks)
 		r.Model.ZeroGrad()

@@ -55,8 +55,12 @@ func TestEvalSelectEmbed(t *testing.T) {
 	ix := library.NewEmbedIndex(lib, trainer.PolicyEmbedder{Model: r.Model, Tokenizer: r.Tok})
 	eng := r.Engine(rollout.DefaultConfig())
 	for _, task := range r.Heldout[:2] {
-		want := library.Prefix(ix.Select(r.Cfg.Task.Name, task.Prompt, 1), r.Cfg.Format, library.SyntaxTags)
-		if got := eng.Prompt(task); !strings.HasPrefix(got, want) {
+		ms, err := ix.Select(context.Background(), r.Cfg.Task.Name, task.Prompt, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := library.Prefix(ms, r.Cfg.Format, library.SyntaxTags)
+		if got, err := eng.Prompt(context.Background(), task); err != nil || !strings.HasPrefix(got, want) {
 			t.Errorf("task %s: prompt %q, want it to start with %q", task.ID, got, want)
 		}
 	}

@@ -81,7 +81,7 @@ func prepareBenches(ctx context.Context, f evalFlags, names []string, policies m
 			}
 			policies[key] = p
 		}
-		j, err := p.prepare(f, name, root)
+		j, err := p.prepare(ctx, f, name, root)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, datadir.Explain(err, root, src))
 		}
@@ -93,12 +93,14 @@ func prepareBenches(ctx context.Context, f evalFlags, names []string, policies m
 // contextChecker is a generator that can refuse tasks that do not fit
 // its model before generating (evalbench.Engine).
 type contextChecker interface {
-	Check(tasks []envs.Task) error
+	Check(ctx context.Context, tasks []envs.Task) error
 }
+
+var _ contextChecker = evalbench.Engine{}
 
 // prepare opens benchmark name under the data root and wires its tool
 // and generator.
-func (p *benchPolicy) prepare(f evalFlags, name, root string) (*benchJob, error) {
+func (p *benchPolicy) prepare(ctx context.Context, f evalFlags, name, root string) (*benchJob, error) {
 	b, err := evalbench.Open(root, name, p.cfg.Task.Section, p.cfg.Format)
 	if err != nil {
 		return nil, err
@@ -118,7 +120,7 @@ func (p *benchPolicy) prepare(f evalFlags, name, root string) (*benchJob, error)
 		}
 	}
 	if c, ok := gen.(contextChecker); ok {
-		if err := c.Check(tasks); err != nil {
+		if err := c.Check(ctx, tasks); err != nil {
 			return nil, err
 		}
 	}

@@ -66,7 +66,7 @@ var codeTool = openai.Tool{Type: "function", Function: openai.Function{
 }}
 
 // Start implements rollout.ChatAdapter.
-func (c codeChat) Start(t envs.Task) ([]openai.ChatMessage, []openai.Tool, error) {
+func (c codeChat) Start(_ context.Context, t envs.Task) ([]openai.ChatMessage, []openai.Tool, error) {
 	msgs := []openai.ChatMessage{{Role: "user", Content: openai.Text(t.Prompt)}}
 	if c.system != "" {
 		msgs = append([]openai.ChatMessage{{Role: "system", Content: openai.Text(c.system)}}, msgs...)

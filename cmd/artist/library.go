@@ -117,7 +117,7 @@ func libraryTools(lib *library.Library) (library.Tools, func(), error) {
 
 // runLibrarySelect prints the demonstrations a task would get, one
 // "id score family" line each, and with -show the prompt prefix.
-func runLibrarySelect(_ context.Context, args []string, stdout, stderr io.Writer) error {
+func runLibrarySelect(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("library select", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	path := fs.String("library", "", "library `FILE`")
@@ -140,7 +140,10 @@ func runLibrarySelect(_ context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	ms := library.NewIndex(lib).Select(*fam, strings.Join(fs.Args(), " "), *k)
+	ms, err := library.NewIndex(lib).Select(ctx, *fam, strings.Join(fs.Args(), " "), *k)
+	if err != nil {
+		return err
+	}
 	for _, m := range ms {
 		fmt.Fprintf(stdout, "%s %.4f %s\n", m.Demo.ID, m.Score, m.Demo.Family)
 	}
@@ -464,6 +467,10 @@ type artChat struct {
 }
 
 // Start implements rollout.ChatAdapter.
-func (a artChat) Start(t envs.Task) ([]openai.ChatMessage, []openai.Tool, error) {
-	return a.ChatAdapter.Start(a.art.Apply(t))
+func (a artChat) Start(ctx context.Context, t envs.Task) ([]openai.ChatMessage, []openai.Tool, error) {
+	t, err := a.art.Apply(ctx, t)
+	if err != nil {
+		return nil, nil, err
+	}
+	return a.ChatAdapter.Start(ctx, t)
 }

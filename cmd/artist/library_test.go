@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -193,7 +194,11 @@ func TestEvalPromptingART(t *testing.T) {
 	}
 	firsts := 0
 	for _, s := range samples {
-		want := library.Prefix(ix.Select("math", s.Question, 2), format.DefaultFormat(), library.SyntaxTags) + rollout.PromptText(envs.Task{Prompt: s.Question})
+		ms, err := ix.Select(context.Background(), "math", s.Question, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := library.Prefix(ms, format.DefaultFormat(), library.SyntaxTags) + rollout.PromptText(envs.Task{Prompt: s.Question})
 		for _, p := range api.prompts {
 			if p == want {
 				firsts++
@@ -281,7 +286,11 @@ func TestEvalPromptingARTChat(t *testing.T) {
 	}
 	ix := library.NewIndex(lib)
 	q := "A crate holds 9 cards. How many in 3 crates?"
-	want := library.Prefix(ix.Select("math", q, 1), format.DefaultFormat(), library.SyntaxTags) + q
+	ms, err := ix.Select(context.Background(), "math", q, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := library.Prefix(ms, format.DefaultFormat(), library.SyntaxTags) + q
 	if !slices.Contains(firsts, want) {
 		t.Errorf("no first user message is %q; got %q", want, firsts)
 	}

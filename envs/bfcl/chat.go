@@ -2,6 +2,7 @@ package bfcl
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -24,7 +25,7 @@ var _ rollout.ChatAdapter = Chat{}
 type Chat struct{}
 
 // Start implements rollout.ChatAdapter.
-func (Chat) Start(t envs.Task) ([]openai.ChatMessage, []openai.Tool, error) {
+func (Chat) Start(_ context.Context, t envs.Task) ([]openai.ChatMessage, []openai.Tool, error) {
 	msg, tools, err := splitDocs(t.Prompt, "Functions:")
 	return []openai.ChatMessage{{Role: "user", Content: openai.Text(msg)}}, tools, err
 }

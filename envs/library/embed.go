@@ -1,6 +1,7 @@
 package library
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sync"
@@ -9,9 +10,10 @@ import (
 // Embedder maps a text to a vector. Embed must be deterministic (the
 // same text always gives the same vector), give vectors of one length
 // for every text, and be safe for concurrent use. A zero vector (an
-// empty text, say) is similar to nothing.
+// empty text, say) is similar to nothing. Embed stops with ctx's error
+// when ctx ends first; any error leaves no vector.
 type Embedder interface {
-	Embed(text string) []float32
+	Embed(ctx context.Context, text string) ([]float32, error)
 }
 
 // SelectMode names how an Index scores demonstrations against a task.
@@ -38,9 +40,10 @@ func ParseSelectMode(s string) (SelectMode, error) {
 // each demonstration by the cosine similarity between e's embedding of
 // the task text and e's embedding of the demonstration's description and
 // input (joined as NewIndex joins them, with a space). The
-// demonstrations are embedded once, on the first Select, and kept; the
-// task text is embedded on every Select. The order is the package doc's,
-// with "similar" meaning a positive cosine; equal scores keep file order.
+// demonstrations are embedded once, by the first Select that succeeds,
+// and kept; the task text is embedded on every Select. The order is the
+// package doc's, with "similar" meaning a positive cosine; equal scores
+// keep file order.
 func NewEmbedIndex(lib *Library, e Embedder) *Index {
 	ix := NewIndex(lib)
 	ix.emb = &embedScores{e: e}
@@ -58,23 +61,45 @@ func (ix *Index) Reembed() {
 }
 
 // embedScores holds an Embedder and the demonstrations' embeddings,
-// computed once.
+// computed by the first Select that completes them.
 type embedScores struct {
 	e     Embedder
-	once  sync.Once
-	demos [][]float32 // [demonstration] → its embedding
+	mu    sync.Mutex
+	demos [][]float32 // [demonstration] → its embedding; nil until all are embedded
 }
 
-// scorer returns the cosine similarity of demonstration i to text.
-func (s *embedScores) scorer(lib *Library, text string) func(i int) float64 {
-	s.once.Do(func() {
-		s.demos = make([][]float32, len(lib.Demos))
-		for i, d := range lib.Demos {
-			s.demos[i] = s.e.Embed(d.Description + " " + d.Input)
+// scorer returns the cosine similarity of demonstration i to text, or
+// the Embedder's error.
+func (s *embedScores) scorer(ctx context.Context, lib *Library, text string) (func(i int) float64, error) {
+	demos, err := s.demoVectors(ctx, lib)
+	if err != nil {
+		return nil, err
+	}
+	q, err := s.e.Embed(ctx, text)
+	if err != nil {
+		return nil, fmt.Errorf("library: embedding the task: %w", err)
+	}
+	return func(i int) float64 { return Cosine(q, demos[i]) }, nil
+}
+
+// demoVectors embeds the demonstrations once: a call that fails keeps
+// nothing, and the next call starts again.
+func (s *embedScores) demoVectors(ctx context.Context, lib *Library) ([][]float32, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.demos != nil {
+		return s.demos, nil
+	}
+	demos := make([][]float32, len(lib.Demos))
+	for i, d := range lib.Demos {
+		v, err := s.e.Embed(ctx, d.Description+" "+d.Input)
+		if err != nil {
+			return nil, fmt.Errorf("library: embedding demonstration %d: %w", i+1, err)
 		}
-	})
-	q := s.e.Embed(text)
-	return func(i int) float64 { return Cosine(q, s.demos[i]) }
+		demos[i] = v
+	}
+	s.demos = demos
+	return demos, nil
 }
 
 // Cosine is the cosine similarity of a and b, accumulated in float64; it

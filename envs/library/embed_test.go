@@ -1,6 +1,8 @@
 package library
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -17,13 +19,16 @@ type keywordEmbedder struct {
 	calls atomic.Int64
 }
 
-func (e *keywordEmbedder) Embed(text string) []float32 {
+func (e *keywordEmbedder) Embed(ctx context.Context, text string) ([]float32, error) {
 	e.calls.Add(1)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	v := make([]float32, len(e.keys))
 	for j, k := range e.keys {
 		v[j] = float32(strings.Count(strings.ToLower(text), k))
 	}
-	return v
+	return v, nil
 }
 
 // embedLibrary holds demonstrations whose descriptions carry the
@@ -36,7 +41,11 @@ const embedLibrary = `{"id":"a-apple","family":"arith","description":"apple sums
 {"id":"twin-a","family":"arith","description":"coin apple","input":"x","steps":[],"answer":"1"}
 {"id":"twin-b","family":"arith","description":"apple coin","input":"x","steps":[],"answer":"1"}`
 
-func ids(ms []Match) []string {
+// ids lists the selected demonstrations, or Select's error.
+func ids(ms []Match, err error) []string {
+	if err != nil {
+		return []string{"error: " + err.Error()}
+	}
 	var out []string
 	for _, m := range ms {
 		out = append(out, fmt.Sprintf("%s/%v", m.Demo.ID, m.Transfer))
@@ -70,7 +79,7 @@ func TestSelectEmbed(t *testing.T) {
 	}
 	for i, c := range cases {
 		e := &keywordEmbedder{keys: []string{"apple", "coin", "word"}}
-		got := ids(NewEmbedIndex(lib, e).Select(c.family, c.text, c.k))
+		got := ids(NewEmbedIndex(lib, e).Select(context.Background(), c.family, c.text, c.k))
 		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("case %d (%s): got %v, want %v", i, c.name, got, c.want)
 		}
@@ -87,7 +96,9 @@ func TestSelectEmbedCachesDemos(t *testing.T) {
 	e := &keywordEmbedder{keys: []string{"apple", "coin"}}
 	ix := NewEmbedIndex(lib, e)
 	for range 3 {
-		ix.Select("arith", "coin", 2)
+		if _, err := ix.Select(context.Background(), "arith", "coin", 2); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if got, want := e.calls.Load(), int64(len(lib.Demos)+3); got != want {
 		t.Errorf("%d Embed calls, want %d (each demonstration once, the task three times)", got, want)
@@ -96,7 +107,7 @@ func TestSelectEmbedCachesDemos(t *testing.T) {
 	// with the embedder as it is now: "coin" moves to another dimension.
 	e.keys = []string{"coin", "apple"}
 	ix.Reembed()
-	got := ids(ix.Select("arith", "coin", 1))
+	got := ids(ix.Select(context.Background(), "arith", "coin", 1))
 	if n, want := e.calls.Load(), int64(2*len(lib.Demos)+4); n != want {
 		t.Errorf("after Reembed: %d Embed calls, want %d", n, want)
 	}
@@ -114,7 +125,7 @@ func TestSelectEmbedConcurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := ids(NewEmbedIndex(lib, &keywordEmbedder{keys: []string{"apple", "coin"}}).Select("arith", "coin apple", 4))
+	want := ids(NewEmbedIndex(lib, &keywordEmbedder{keys: []string{"apple", "coin"}}).Select(context.Background(), "arith", "coin apple", 4))
 	e := &keywordEmbedder{keys: []string{"apple", "coin"}}
 	ix := NewEmbedIndex(lib, e)
 	var wg sync.WaitGroup
@@ -123,7 +134,7 @@ func TestSelectEmbedConcurrent(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			got[g] = ids(ix.Select("arith", "coin apple", 4))
+			got[g] = ids(ix.Select(context.Background(), "arith", "coin apple", 4))
 		}()
 	}
 	wg.Wait()
@@ -177,5 +188,30 @@ func TestParseSelectMode(t *testing.T) {
 		if err != nil || got != c.want {
 			t.Errorf("case %d: %q, %v; want %q", i, got, err, c.want)
 		}
+	}
+}
+
+// TestSelectEmbedStopsWithContext: a Select whose context has ended
+// returns its error and keeps no embedding, so the next Select embeds
+// every demonstration and ranks as a first one would.
+func TestSelectEmbedStopsWithContext(t *testing.T) {
+	lib, err := Parse(strings.NewReader(embedLibrary), "embed.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &keywordEmbedder{keys: []string{"apple", "coin"}}
+	ix := NewEmbedIndex(lib, e)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := ix.Select(ctx, "arith", "coin", 1); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Select of an ended context: %v, want context.Canceled", err)
+	}
+	before := e.calls.Load()
+	got := ids(ix.Select(context.Background(), "arith", "coin", 1))
+	if want := []string{"a-coin/false"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("after a failed Select: %v, want %v", got, want)
+	}
+	if n, want := e.calls.Load()-before, int64(len(lib.Demos)+1); n != want {
+		t.Errorf("after a failed Select: %d Embed calls, want %d (every demonstration again, and the task)", n, want)
 	}
 }

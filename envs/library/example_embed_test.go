@@ -1,6 +1,7 @@
 package library_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -10,12 +11,12 @@ import (
 // letters embeds a text as how often it holds each of a few letters.
 type letters string
 
-func (l letters) Embed(text string) []float32 {
+func (l letters) Embed(_ context.Context, text string) ([]float32, error) {
 	v := make([]float32, len(l))
 	for i, r := range string(l) {
 		v[i] = float32(strings.Count(text, string(r)))
 	}
-	return v
+	return v, nil
 }
 
 func ExampleNewEmbedIndex() {
@@ -27,7 +28,12 @@ func ExampleNewEmbedIndex() {
 		return
 	}
 	ix := library.NewEmbedIndex(lib, letters("qz"))
-	for _, m := range ix.Select("arith", "q", 3) {
+	ms, err := ix.Select(context.Background(), "arith", "q", 3)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, m := range ms {
 		fmt.Printf("%s transfer=%v cosine=%.3f\n", m.Demo.ID, m.Transfer, m.Score)
 	}
 	// Output:

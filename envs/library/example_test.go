@@ -1,6 +1,7 @@
 package library_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -16,7 +17,12 @@ func Example() {
 		return
 	}
 	ix := library.NewIndex(lib)
-	for _, m := range ix.Select("arith", "9 crates hold 5 jars each. How many jars?", 2) {
+	ms, err := ix.Select(context.Background(), "arith", "9 crates hold 5 jars each. How many jars?", 2)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, m := range ms {
 		fmt.Printf("%s transfer=%v similar=%v\n", m.Demo.ID, m.Transfer, m.Score > 0)
 	}
 	d, _ := lib.Find("mul")

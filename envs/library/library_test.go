@@ -165,7 +165,7 @@ func TestSelect(t *testing.T) {
 		{"arith", "anything", 10, []string{"mul-boxes", "add-apples", "sub-coins", "rev-word"}, []bool{false, false, false, true}},
 	}
 	for i, c := range cases {
-		got := ix.Select(c.family, c.text, c.k)
+		got := mustSelect(t, ix, c.family, c.text, c.k)
 		var ids []string
 		var tr []bool
 		for _, m := range got {
@@ -182,6 +182,16 @@ func TestSelect(t *testing.T) {
 	}
 }
 
+// mustSelect is ix.Select of a live context, failing t on an error.
+func mustSelect(t *testing.T, ix *Index, family, text string, k int) []Match {
+	t.Helper()
+	ms, err := ix.Select(context.Background(), family, text, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ms
+}
+
 func TestBM25PrefersRareWords(t *testing.T) {
 	lib, err := Parse(strings.NewReader(`{"id":"common","family":"f","input":"how many how many how many","answer":"1"}
 {"id":"rare","family":"f","input":"how many zebras","answer":"1"}
@@ -189,7 +199,7 @@ func TestBM25PrefersRareWords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := NewIndex(lib).Select("f", "how many zebras live here", 3)
+	got := mustSelect(t, NewIndex(lib), "f", "how many zebras live here", 3)
 	if got[0].Demo.ID != "rare" || !(got[0].Score > got[1].Score) {
 		t.Errorf("got %+v, want rare first with the higher score", got)
 	}
@@ -201,7 +211,7 @@ func TestPromptGolden(t *testing.T) {
 	ix := NewIndex(loadFixture(t))
 	task := envs.Task{ID: "t", Prompt: "A jar holds 40 coins. 12 are taken out. How many coins are left?"}
 	for _, syn := range []Syntax{SyntaxTags, SyntaxART} {
-		got := Prefix(ix.Select("arith", task.Prompt, 2), format.DefaultFormat(), syn) + rollout.PromptText(task)
+		got := Prefix(mustSelect(t, ix, "arith", task.Prompt, 2), format.DefaultFormat(), syn) + rollout.PromptText(task)
 		path := filepath.Join("testdata", "prompt_"+string(syn)+".golden")
 		if *update {
 			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {

@@ -78,7 +78,7 @@ func TestFromRolloutErrorsART(t *testing.T) {
 func TestPromptGoldenARTFormat(t *testing.T) {
 	ix := NewIndex(loadFixture(t))
 	task := envs.Task{ID: "t", Prompt: "A jar holds 40 coins. 12 are taken out. How many coins are left?"}
-	got := Prefix(ix.Select("arith", task.Prompt, 2), artFormat(), SyntaxTags) + rollout.PromptText(task)
+	got := Prefix(mustSelect(t, ix, "arith", task.Prompt, 2), artFormat(), SyntaxTags) + rollout.PromptText(task)
 	path := filepath.Join("testdata", "prompt_artformat.golden")
 	if *update {
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {

@@ -1,6 +1,7 @@
 package library
 
 import (
+	"context"
 	"math"
 	"sort"
 	"strings"
@@ -90,11 +91,15 @@ func (ix *Index) score(i int, q []string) float64 {
 // of the family, then similar ones of other families, then the rest. A
 // demonstration whose input is text itself is left out. Fewer than k come
 // back only when the library holds fewer. An index of NewIndex scores by
-// BM25, one of NewEmbedIndex by cosine similarity of embeddings.
-func (ix *Index) Select(family, text string, k int) []Match {
+// BM25, one of NewEmbedIndex by cosine similarity of embeddings; only
+// the latter can fail (its Embedder's error, ctx's when ctx ends first).
+func (ix *Index) Select(ctx context.Context, family, text string, k int) ([]Match, error) {
 	score := ix.bm25Scorer(text)
 	if ix.emb != nil {
-		score = ix.emb.scorer(ix.lib, text)
+		var err error
+		if score, err = ix.emb.scorer(ctx, ix.lib, text); err != nil {
+			return nil, err
+		}
 	}
 	var all []Match
 	for i, d := range ix.lib.Demos {
@@ -120,7 +125,7 @@ func (ix *Index) Select(family, text string, k int) []Match {
 		}
 		return all[a].Score > all[b].Score
 	})
-	return all[:min(k, len(all))]
+	return all[:min(k, len(all))], nil
 }
 
 // bm25Scorer returns the BM25 score of demonstration i for the distinct

@@ -1,6 +1,7 @@
 package taubench
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,7 +27,7 @@ func (s *Set) ChatAdapter() rollout.ChatAdapter { return agentChat{s} }
 type agentChat struct{ s *Set }
 
 // Start implements rollout.ChatAdapter.
-func (c agentChat) Start(t envs.Task) ([]openai.ChatMessage, []openai.Tool, error) {
+func (c agentChat) Start(_ context.Context, t envs.Task) ([]openai.ChatMessage, []openai.Tool, error) {
 	if _, ok := c.s.tasks[t.ID]; !ok {
 		return nil, nil, fmt.Errorf("taubench: no task %q in this set", t.ID)
 	}

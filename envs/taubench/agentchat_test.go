@@ -110,7 +110,7 @@ func TestChatAdapterMessages(t *testing.T) {
 	ad := s.ChatAdapter()
 	for _, wiki := range []string{"", "# Retail agent policy\n"} {
 		s.domain.Wiki = wiki
-		msgs, tools, err := ad.Start(task)
+		msgs, tools, err := ad.Start(context.Background(), task)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,7 +127,7 @@ func TestChatAdapterMessages(t *testing.T) {
 			t.Errorf("wiki %q: messages %q tools %d, want %q", wiki, got, len(tools), want)
 		}
 	}
-	if _, _, err := ad.Start(envs.Task{ID: "retail/test/99"}); err == nil {
+	if _, _, err := ad.Start(context.Background(), envs.Task{ID: "retail/test/99"}); err == nil {
 		t.Error("an unknown task started")
 	}
 	in, err := ad.Input(openai.FunctionCall{Name: "calculate", Arguments: `{"n": 5, "x": 5.0}`})
