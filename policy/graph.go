@@ -31,10 +31,16 @@ type graphSettings struct {
 	plan          bool  // new graphs share buffers by a memory plan (planMemory)
 	save          bool  // forward kernels save values for their backward kernels
 	maxSavedProbs int   // attention probabilities one layer keeps (N·H·T values); longer batches recompute them
+	// The LM head is one fused, chunked op (headLogProbOp) when the
+	// graph's logits would hold more than headFuseAbove values, with
+	// chunks of headChunkValues logits (at least one row).
+	headFuseAbove, headChunkValues int
+	recompute                      bool // decoder blocks recompute their values in the backward pass (graph_recompute.go)
 }
 
 func defaultGraphSettings() graphSettings {
-	return graphSettings{cacheBytes: 64 << 20, plan: true, save: true, maxSavedProbs: 8 << 20}
+	return graphSettings{cacheBytes: 64 << 20, plan: true, save: true, maxSavedProbs: 8 << 20,
+		headFuseAbove: 16 << 20, headChunkValues: 8 << 20}
 }
 
 // SetGraphCacheBytes bounds the memory of the compiled training graphs m
@@ -50,7 +56,8 @@ type trainGraph struct {
 	B, T    int
 	vm      G.VM
 	params  []*G.Node // aligned with graphParams; values share Param.Data
-	grads   []*G.Node // ∂cost/∂param, aligned with Model.TrainParams
+	grads   []*G.Node // ∂cost/∂param, aligned with wrt
+	wrt     []*Param  // the trainable parameters whose gradients are graph nodes; kernels add the others' to Param.Grad themselves
 	ids     []float32 // [N] token ids (padding 0); backs the ids input
 	targets []float32 // [N] id of the next token, -1 where none
 	coef    []float32 // [N] weight of each row's log-prob in the cost
@@ -58,6 +65,7 @@ type trainGraph struct {
 	used    int64     // for least-recently-used eviction
 	eg      *G.ExprGraph
 	saves   []*kernel // forward kernels that keep values for backward
+	scratch int64     // bytes of kernels' own scratch buffers
 	bytes   int64     // memory held after a run (sizeBytes); 0 before
 	plan    *memoryPlan
 }
@@ -105,10 +113,10 @@ func (m *Model) Backward(seqs [][]int, coef [][]float32) (logp [][]float32, err 
 	}
 	tg.vm.Reset()
 	tg.plan.next = 0
+	m.EnableGrads() // kernels may add into Param.Grad as they run
 	if err := tg.vm.RunAll(); err != nil {
 		return nil, fmt.Errorf("policy: backward: %w", err)
 	}
-	m.EnableGrads()
 	if err := tg.addGrads(m); err != nil {
 		return nil, err
 	}
@@ -241,7 +249,7 @@ func (tg *trainGraph) sizeBytes() int64 {
 	for _, k := range tg.saves {
 		n += int64(len(k.saved)) * 4
 	}
-	return n
+	return n + tg.scratch
 }
 
 // close releases the graph's machine and its planned buffers; the graph
@@ -300,7 +308,7 @@ func (tg *trainGraph) bind(m *Model) error {
 
 // addGrads adds the graph's parameter gradients into Param.Grad.
 func (tg *trainGraph) addGrads(m *Model) error {
-	for i, p := range m.TrainParams() {
+	for i, p := range tg.wrt {
 		v := tg.grads[i].Value()
 		if v == nil {
 			return fmt.Errorf("policy: backward: no gradient computed for %s", p.Name)
@@ -350,7 +358,13 @@ type builder struct {
 	pn       map[*Param]*G.Node
 	saves    []*kernel
 	gs       graphSettings
-	lora     *LoRA // the model's adapters; when set the base is frozen
+	lora     *LoRA   // the model's adapters; when set the base is frozen
+	invTemp  float32 // 1/temperature of the log-probs
+	// direct are the parameters whose kernels add their gradients into
+	// Param.Grad themselves; scratchBytes sizes kernels' own buffers.
+	direct       map[*Param]bool
+	scratchBytes int64
+	blocks       *blockScratch // the decoder blocks' shared buffers when they recompute
 }
 
 func (b *builder) op(k *kernel, in ...*G.Node) *G.Node {
@@ -403,7 +417,7 @@ func buildGraph(m *Model, B, T int) (*trainGraph, error) {
 	g, N := geometryOf(m.Config), B*T
 	eg := G.NewGraph()
 	tg := &trainGraph{B: B, T: T, ids: make([]float32, N), targets: make([]float32, N), coef: make([]float32, N)}
-	b := &builder{be: m.be, g: g, T: T, pn: make(map[*Param]*G.Node), gs: m.gs, lora: m.lora}
+	b := &builder{be: m.be, g: g, T: T, pn: make(map[*Param]*G.Node), gs: m.gs, lora: m.lora, invTemp: m.invTemp(), direct: map[*Param]bool{}}
 	b.cos, b.sin = ropeTables(T, g.D, m.Config.RopeTheta)
 	for _, p := range m.graphParams() {
 		n := G.NewTensor(eg, tensor.Float32, len(p.Shape), G.WithShape(p.Shape...), G.WithName(p.Name), G.WithValue(backed(p)))
@@ -417,12 +431,20 @@ func buildGraph(m *Model, B, T int) (*trainGraph, error) {
 	ids, targets, coef := input("ids", tg.ids), input("targets", tg.targets), input("coef", tg.coef) // [N] each
 
 	x := b.op(embedOp(m.be, g.V, g.C), b.pn[m.Embed], ids) // [N, C]
-	for l, L := range m.Layers {
-		x = b.layer(x, l, L)
+	var anchor *G.Node
+	if m.gs.recompute {
+		anchor = G.NewVector(eg, tensor.Float32, G.WithShape(1), G.WithName("anchor"), G.WithValue(tensor.New(tensor.WithShape(1), tensor.Of(tensor.Float32))))
+		x = b.op(anchorOp(), x, anchor) // [N, C]
 	}
-	x = b.norm(x, m.Norm)                                                   // [N, C]
-	logits := b.linear(x, m.Head, nil)                                      // [N, V]
-	tg.logp = b.op(tokenLogProbOp(m.be, g.V, m.invTemp()), logits, targets) // [N]
+	for l, L := range m.Layers {
+		if m.gs.recompute {
+			x = b.recomputedLayer(x, l, L)
+		} else {
+			x = b.layer(x, l, L)
+		}
+	}
+	x = b.norm(x, m.Norm)                   // [N, C]
+	tg.logp = b.head(x, m.Head, targets, N) // [N]
 	if b.err != nil {
 		return nil, b.err
 	}
@@ -436,18 +458,31 @@ func buildGraph(m *Model, B, T int) (*trainGraph, error) {
 	}
 	wrt := make([]*G.Node, 0, len(tg.params))
 	for _, p := range m.TrainParams() {
+		if b.direct[p] && !(p == m.Embed && p == m.Head) { // a tied head's embedding also has the graph's gradient
+			continue
+		}
+		tg.wrt = append(tg.wrt, p)
 		wrt = append(wrt, b.pn[p])
 	}
-	if tg.grads, err = G.Grad(cost, wrt...); err != nil {
+	if anchor != nil {
+		// The blocks' backward kernels add the adapters' (or all)
+		// gradients themselves: asking for the anchor's makes the graph
+		// run every one of them even when no gradient node is left for a
+		// trainable parameter.
+		wrt = append(wrt, anchor)
+	}
+	all, err := G.Grad(cost, wrt...)
+	if err != nil {
 		return nil, fmt.Errorf("policy: graph gradient: %w", err)
 	}
+	tg.grads = all[:len(tg.wrt)]
 	tg.plan = &memoryPlan{release: func() {}}
 	if m.gs.plan {
-		if tg.plan, err = planMemory(eg, append([]*G.Node{tg.logp}, tg.grads...)); err != nil {
+		if tg.plan, err = planMemory(eg, append([]*G.Node{tg.logp}, all...)); err != nil {
 			return nil, err
 		}
 	}
 	tg.vm = G.NewTapeMachine(eg)
-	tg.eg, tg.saves = eg, b.saves
+	tg.eg, tg.saves, tg.scratch = eg, b.saves, b.scratchBytes
 	return tg, nil
 }

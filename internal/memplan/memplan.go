@@ -39,6 +39,9 @@ type Run struct {
 	// holds gradients and moments for the adapters only, and Reference
 	// costs nothing (the base is the reference).
 	LoRA policy.LoRAConfig
+	// Recompute keeps one hidden state per token and layer in the
+	// training graph, plus one layer's buffers (model.recompute).
+	Recompute bool
 }
 
 // Term is one line of a plan.
@@ -75,6 +78,11 @@ const (
 	outsideVocab    = 2.25
 	outsideHidden   = 13
 	savedProbsLimit = 8 << 20 // policy's default bound on kept probabilities (values)
+	// Above headFuseAbove logit values (N·vocab) policy's LM head is one
+	// chunked op whose two chunk buffers hold headChunkValues values each,
+	// in place of the 2.25·vocab values a token.
+	headFuseAbove   = 16 << 20
+	headChunkValues = 8 << 20
 )
 
 // RuntimeBytes is the fixed term: the Go runtime, the binary, tokenizer,
@@ -140,18 +148,37 @@ func adapterActivationBytes(c policy.Config, lora policy.LoRAConfig, seqs, T int
 
 // ActivationBytes estimates the buffers of one training graph of seqs
 // sequences of T tokens (forward values, gradients, saved attention
-// probabilities) for a model of shape c.
-func ActivationBytes(c policy.Config, seqs, T int) int64 {
+// probabilities) for a model of shape c; with recompute, those of
+// decoder blocks that recompute their values in the backward pass.
+func ActivationBytes(c policy.Config, seqs, T int, recompute bool) int64 {
 	if seqs <= 0 || T <= 0 {
 		return 0
 	}
 	N := float64(seqs) * float64(T)
-	layer := perLayerHidden*float64(c.HiddenSize) + perLayerInter*float64(c.IntermediateSize)
-	if N*float64(c.NumAttentionHeads)*float64(T) <= savedProbsLimit {
-		layer += perLayerProbs * float64(c.NumAttentionHeads) * float64(T)
+	C, F, H := float64(c.HiddenSize), float64(c.IntermediateSize), float64(c.NumAttentionHeads)
+	probs := N*H*float64(T) <= savedProbsLimit
+	layer := perLayerHidden*C + perLayerInter*F
+	if probs {
+		layer += perLayerProbs * H * float64(T)
 	}
-	outside := outsideVocab*float64(c.VocabSize) + outsideHidden*float64(c.HiddenSize)
-	return int64(4 * N * (float64(c.NumHiddenLayers)*layer + outside))
+	layers := float64(c.NumHiddenLayers) * layer
+	if recompute { // each block's output, and one block's values and gradients (policy's blockScratch)
+		kv := float64(c.NumKeyValueHeads * int(headDim(c)))
+		layers = float64(c.NumHiddenLayers)*C + 8*C + 6*float64(c.NumAttentionHeads*int(headDim(c))) + 6*kv + 7*F
+		if probs {
+			layers += H * float64(T)
+		}
+	}
+	outside := outsideVocab*float64(c.VocabSize) + outsideHidden*C
+	fixed := 0.0
+	if recompute {
+		fixed = max(F, C) * C // one weight's gradient
+	}
+	if N*float64(c.VocabSize) > headFuseAbove {
+		outside = outsideHidden * C
+		fixed += 2 * float64(max(headChunkValues, c.VocabSize))
+	}
+	return int64(4 * (N*(layers+outside) + fixed))
 }
 
 // KVCacheBytes is the float32 KV cache of seqs sequences of up to T
@@ -188,8 +215,12 @@ func Estimate(c policy.Config, r Run) Plan {
 			add("reference model", w)
 		}
 	}
+	adapters := adapterActivationBytes(c, r.LoRA, r.GraphSeqs, r.GraphLen)
+	if r.Recompute { // one block's, in the blocks' shared buffers
+		adapters /= int64(max(c.NumHiddenLayers, 1))
+	}
 	add(fmt.Sprintf("activations (%d x %d tokens)", r.GraphSeqs, r.GraphLen),
-		ActivationBytes(c, r.GraphSeqs, r.GraphLen)+adapterActivationBytes(c, r.LoRA, r.GraphSeqs, r.GraphLen))
+		ActivationBytes(c, r.GraphSeqs, r.GraphLen, r.Recompute)+adapters)
 	add(fmt.Sprintf("KV cache (%d x %d tokens)", r.DecodeSeqs, r.DecodeLen), KVCacheBytes(c, r.DecodeSeqs, r.DecodeLen))
 	add("runtime and data", RuntimeBytes)
 	return p

@@ -58,6 +58,13 @@ func TestTerms(t *testing.T) {
 		{"activations", Run{GraphSeqs: 8, GraphLen: 64}, map[string]int64{"activations": int64(4 * 512 * (2*(688+1034+192) + 897.75 + 832))}},
 		// 64 x 256 tokens are over the bound: no probabilities kept.
 		{"long activations", Run{GraphSeqs: 64, GraphLen: 256}, map[string]int64{"activations": int64(4 * 16384 * (2*(688+1034) + 897.75 + 832))}},
+		// Recomputing blocks keep one hidden state per layer and token and
+		// one block's values: 2*64 + 8*64 + 6*64 + 6*32 + 7*176 + 4*64 a
+		// token, and one weight's gradient (176*64).
+		{"recompute", Run{GraphSeqs: 8, GraphLen: 64, Recompute: true}, map[string]int64{"activations": int64(4 * (512*(2704+897.75+832) + 11264))}},
+		// 256 x 256 tokens hold 26M logits: the fused head's two chunks
+		// of 8M values replace 2.25*399 a token.
+		{"fused head", Run{GraphSeqs: 256, GraphLen: 256}, map[string]int64{"activations": int64(4 * (65536*(2*(688+1034)+832) + 2*(8<<20)))}},
 	} {
 		p := Estimate(c, tc.run)
 		var sum int64
