@@ -24,6 +24,9 @@ stdout:
   decode      the decoding steps of sample_kv alone; tokens/s counts
               decoded tokens.
 
+Each line also gives the process's peak resident memory so far
+(peak_rss_mib): with --only train_step, that of the training step.
+
 Which BLAS and how many threads torch uses goes to stderr. On cores shared
 with another busy process, set OMP_WAIT_POLICY=passive: GNU OpenMP's
 spinning default then makes two torch threads about ten times slower.
@@ -33,6 +36,7 @@ import argparse
 import json
 import math
 import os
+import resource
 import statistics
 import sys
 import time
@@ -292,8 +296,9 @@ def main():
 
 
 def report(name, tokens, seconds):
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KiB on Linux
     print(json.dumps({"name": name, "tokens_per_s": round(tokens / seconds, 1),
-                      "ms": round(seconds * 1e3, 3)}), flush=True)
+                      "ms": round(seconds * 1e3, 3), "peak_rss_mib": round(peak, 1)}), flush=True)
 
 
 if __name__ == "__main__":

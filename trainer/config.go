@@ -337,6 +337,9 @@ func (c *Config) Validate() error {
 	if err := c.Model.LoRA.Validate(); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
+	if c.Model.Recompute && c.Model.LoRA.Enabled() && c.Model.LoRA.Dropout > 0 {
+		return fmt.Errorf("config: model.recompute takes adapters without dropout, but model.lora.dropout is %g: set it to 0 or turn model.recompute off", c.Model.LoRA.Dropout)
+	}
 	if c.Init == "" {
 		m := c.Model.Config
 		if m.VocabSize == 0 {

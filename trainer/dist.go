@@ -279,6 +279,7 @@ func (r *Run) backwardOwn(trajs []*rollout.Trajectory, seqs [][]int, coef [][]fl
 // takes a contiguous share of the sequences; the gradients and the loss
 // Σ coef·logp are summed over the ranks.
 func (r *Run) sftBackward(seqs [][]int, coef [][]float32, micro int) (float64, error) {
+	r.Model.SetRecompute(r.Cfg.Model.Recompute)
 	if r.dist == nil {
 		logp, err := backward(r.Model, seqs, coef, micro)
 		if err != nil {

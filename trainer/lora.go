@@ -20,6 +20,14 @@ type ModelConfig struct {
 	// hold the base weights and the adapters in PEFT's layout; artist
 	// export -merge writes the merged weights.
 	LoRA policy.LoRAConfig `yaml:"lora"`
+	// Recompute makes every backward pass (warm start and GRPO) recompute
+	// each decoder block's values instead of keeping them from the
+	// forward pass (default false): the training graph then holds one
+	// hidden state per token and layer, for about one more forward pass
+	// of the blocks, with the same gradients bit for bit
+	// (policy.Model.SetRecompute). With model.lora it needs
+	// model.lora.dropout 0.
+	Recompute bool `yaml:"recompute"`
 }
 
 // attachLoRA gives the policy the adapters of model.lora for GRPO: fresh

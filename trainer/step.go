@@ -128,6 +128,7 @@ func (r *Run) update(ctx context.Context, trajs []*rollout.Trajectory, adv []flo
 	if ref != nil {
 		ref.SetTemperature(r.Cfg.Rollout.Temperature)
 	}
+	r.Model.SetRecompute(r.Cfg.Model.Recompute)
 	g := r.Cfg.GRPO
 	keep := r.trainable(trajs)
 	m := Metrics{"lr": r.lr(step)}

@@ -35,6 +35,7 @@ type benchSettings struct {
 	force                   bool   // run past a memory plan that does not fit
 	loraRank                int    // LoRA adapters of this rank on every target; 0: full weights
 	microBatch              int    // -grpo: sequences per backward pass; 0: all at once
+	recompute               bool   // decoder blocks recompute their values in the backward pass
 	serve                   bool   // artist serve's tokens/s at several stream counts
 	streams                 string // -serve: the stream counts, e.g. "1,32"
 }
@@ -62,6 +63,7 @@ type benchReport struct {
 	NewTokens      int    `json:"new_tokens"`
 	Steps          int    `json:"steps"`
 	MicroBatch     int    `json:"micro_batch,omitempty"`
+	Recompute      bool   `json:"recompute,omitempty"`
 	LoRARank       int    `json:"lora_rank,omitempty"`
 	// Medians over Steps repetitions.
 	TrainStepS         float64 `json:"train_step_s"`
@@ -94,6 +96,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&s.floats, "floats", 0, "with -allreduce: all-reduce this many float32 values instead of a model's gradient")
 	fs.IntVar(&s.loraRank, "lora-rank", 0, "train LoRA adapters of this rank (alpha 2·rank, targets q, k, v, o, gate, up, down) on frozen weights instead of the full weights; with -grpo the reference log-probs are the base's")
 	fs.IntVar(&s.microBatch, "micro-batch", 0, "with -grpo: back-propagate the update in passes of at most this many sequences, as grpo.micro_batch does (0: all at once)")
+	fs.BoolVar(&s.recompute, "recompute", false, "recompute each decoder block's values in the backward pass instead of keeping them, as model.recompute does")
 	fs.BoolVar(&s.force, "force", false, "run even when the memory plan exceeds the memory available")
 	fs.BoolVar(&s.serve, "serve", false, "instead, time artist serve on -checkpoint: aggregate completion tokens/s with -streams concurrent clients, each sending -steps completions of a -prompt token prompt and up to -new-tokens tokens")
 	fs.StringVar(&s.streams, "streams", "1,32", "with -serve: the numbers of concurrent streams to time, comma-separated")
@@ -134,6 +137,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 	}
+	m.SetRecompute(s.recompute)
 	if need := max(s.seq, s.prompt+s.newTokens); need > m.Config.MaxPositionEmbeddings {
 		return fmt.Errorf("the model holds %d positions (max_position_embeddings) but the run needs %d: lower -seq, -prompt or -new-tokens", m.Config.MaxPositionEmbeddings, need)
 	}
@@ -141,7 +145,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	rep := benchReport{Backend: info.Name, Threads: info.Threads, LibraryThreads: info.LibraryThreads,
 		Core: info.Core, Library: info.Library, Params: m.NumParams(), Batch: s.batch, Seq: s.seq,
 		DecodeBatch: s.decodeBatch, Prompt: s.prompt, NewTokens: s.newTokens, Steps: s.steps,
-		LoRARank: s.loraRank, MicroBatch: s.microBatch, BackendDescription: sel.String()}
+		LoRARank: s.loraRank, MicroBatch: s.microBatch, Recompute: s.recompute, BackendDescription: sel.String()}
 	if s.grpo {
 		if rep.Phases, err = benchGRPO(m, s, rng, began); err != nil {
 			return err
@@ -223,7 +227,7 @@ func (s *benchSettings) checkPlan(w io.Writer) error {
 		}
 	}
 	run := memplan.Run{Train: true, GraphSeqs: s.batch, GraphLen: s.seq,
-		DecodeSeqs: s.decodeBatch, DecodeLen: s.prompt + s.newTokens}
+		DecodeSeqs: s.decodeBatch, DecodeLen: s.prompt + s.newTokens, Recompute: s.recompute}
 	if s.loraRank > 0 {
 		run.LoRA = s.lora()
 	}

@@ -55,6 +55,7 @@ func trainPlan(cfg trainer.Config) (memplan.Plan, error) {
 	run := memplan.Run{
 		Train: true, Reference: cfg.GRPO.Beta > 0 && cfg.GRPO.Steps > 0,
 		GraphSeqs: max(seqs, grpoSeqs), GraphLen: T, DecodeSeqs: rollouts, DecodeLen: T,
+		Recompute: cfg.Model.Recompute,
 	}
 	if !cfg.Model.LoRA.Enabled() || cfg.GRPO.Steps == 0 {
 		return memplan.Estimate(mc, run), nil
