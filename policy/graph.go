@@ -365,6 +365,7 @@ type builder struct {
 	direct       map[*Param]bool
 	scratchBytes int64
 	blocks       *blockScratch // the decoder blocks' shared buffers when they recompute
+	directEmbed  bool          // the embedding's gradient is added into Param.Grad by the anchor's kernel
 }
 
 func (b *builder) op(k *kernel, in ...*G.Node) *G.Node {
@@ -430,12 +431,7 @@ func buildGraph(m *Model, B, T int) (*trainGraph, error) {
 	}
 	ids, targets, coef := input("ids", tg.ids), input("targets", tg.targets), input("coef", tg.coef) // [N] each
 
-	x := b.op(embedOp(m.be, g.V, g.C), b.pn[m.Embed], ids) // [N, C]
-	var anchor *G.Node
-	if m.gs.recompute {
-		anchor = G.NewVector(eg, tensor.Float32, G.WithShape(1), G.WithName("anchor"), G.WithValue(tensor.New(tensor.WithShape(1), tensor.Of(tensor.Float32))))
-		x = b.op(anchorOp(), x, anchor) // [N, C]
-	}
+	x, anchor := b.embed(eg, m, ids, N) // [N, C]
 	for l, L := range m.Layers {
 		if m.gs.recompute {
 			x = b.recomputedLayer(x, l, L)
@@ -458,7 +454,7 @@ func buildGraph(m *Model, B, T int) (*trainGraph, error) {
 	}
 	wrt := make([]*G.Node, 0, len(tg.params))
 	for _, p := range m.TrainParams() {
-		if b.direct[p] && !(p == m.Embed && p == m.Head) { // a tied head's embedding also has the graph's gradient
+		if b.direct[p] && !(p == m.Embed && p == m.Head && !b.directEmbed) { // a tied head's embedding may also have the graph's gradient
 			continue
 		}
 		tg.wrt = append(tg.wrt, p)

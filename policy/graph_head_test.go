@@ -190,3 +190,40 @@ func TestRecomputeMatchesSavingLong(t *testing.T) {
 		}
 	}
 }
+
+// TestEmbedScatter checks that the embedding gradient added without a
+// [V, C] buffer is the same bits as the backend's EmbedBack followed by
+// an addition, with repeated ids, into a gradient that already holds
+// values.
+func TestEmbedScatter(t *testing.T) {
+	const V, C, N = 11, 5, 40
+	rng := rand.New(rand.NewSource(9))
+	ids, dy, grad := make([]float32, N), make([]float32, N*C), make([]float32, V*C)
+	for r := range ids {
+		ids[r] = float32(rng.Intn(4) * 2) // few distinct ids, several rows each
+	}
+	for i := range dy {
+		dy[i] = float32(rng.NormFloat64())
+	}
+	for i := range grad {
+		grad[i] = float32(rng.NormFloat64())
+	}
+	want := append([]float32(nil), grad...)
+	table := make([]float32, V*C)
+	be, err := DefaultBackend()
+	if err != nil {
+		t.Fatal(err)
+	}
+	be.Backend.EmbedBack(host(table), host(ids), host(dy), C)
+	add(want, table)
+	e := &embedScatter{C: C}
+	for range 2 { // the second call reuses the buffers
+		got := append([]float32(nil), grad...)
+		e.add(got, ids, dy)
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("gradient [%d] = %g, EmbedBack and an addition give %g", i, got[i], want[i])
+			}
+		}
+	}
+}
