@@ -53,7 +53,6 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) error {
 	base := openai.ChatChunk{ID: fmt.Sprintf("chatcmpl-%d", id), Object: "chat.completion.chunk", Created: time.Now().Unix(), Model: s.name, WeightVersion: wt.version}
 	out := newChunkSink[openai.ChatChunk](w, in.Stream)
 	seed := s.seedOf(in.Seed)
-	usage := openai.Usage{PromptTokens: len(ids)}
 	used := make([]int, n)
 	err = eachChoice(r.Context(), n, func(ctx context.Context, i int) error {
 		c := chatChoice{s: s, base: base, index: i, prefix: p.prefix, tools: p.tools, logprobs: in.Logprobs, tokenIDs: in.ReturnTokenIDs, send: out.send}
@@ -64,10 +63,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return out.fail(err)
 	}
-	for _, u := range used {
-		usage.CompletionTokens += u
-	}
-	usage.TotalTokens = usage.PromptTokens + usage.CompletionTokens
+	usage := usageOf(len(ids), used)
 	if in.Stream {
 		if in.StreamOptions != nil && in.StreamOptions.IncludeUsage {
 			last := base

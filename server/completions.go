@@ -26,65 +26,25 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	cfg, n, err := s.sampling(samplingFields{maxTokens: in.MaxTokens, maxParam: "max_tokens", temperature: in.Temperature, topP: in.TopP, stop: in.Stop, n: in.N}, len(ids), 16)
+	cfg, n, top, err := s.completionSampling(in, len(ids))
 	if err != nil {
-		if ae, ok := err.(*apiError); ok && ae.param == "messages" {
-			ae.param = "prompt"
-		}
 		return err
-	}
-	top, logprobs := 0, in.Logprobs != nil
-	if logprobs {
-		if top = *in.Logprobs; top < 0 || top > 20 {
-			return badField("logprobs", "logprobs must be in [0, 20], got %d", top)
-		}
 	}
 	wt := s.current()
 	base := openai.CompletionChunk{ID: fmt.Sprintf("cmpl-%d", s.nextID()), Object: "text_completion", Created: time.Now().Unix(), Model: s.name, WeightVersion: wt.version}
 	out := newChunkSink[openai.CompletionChunk](w, in.Stream)
 	seed := s.seedOf(in.Seed)
-	usage := openai.Usage{PromptTokens: len(ids)}
 	used := make([]int, n)
 	err = eachChoice(r.Context(), n, func(ctx context.Context, i int) error {
-		offset := 0
-		send := func(c openai.StreamChoice) {
-			ch := base
-			c.Index = i
-			ch.Choices = []openai.StreamChoice{c}
-			out.send(ch)
-		}
-		emit := func(piece string, toks []sampled) {
-			c := openai.StreamChoice{Text: piece}
-			if logprobs && len(toks) > 0 {
-				c.Logprobs = s.legacyLogprobs(toks, &offset)
-			}
-			if in.ReturnTokenIDs {
-				for _, t := range toks {
-					c.TokenIDs, c.TokenLogprobs = append(c.TokenIDs, t.id), append(c.TokenLogprobs, t.logp)
-				}
-			}
-			if piece != "" || c.Logprobs != nil || c.TokenIDs != nil {
-				send(c)
-			}
-		}
-		comp, err := s.generate(ctx, genRequest{prompt: ids, cfg: cfg, seed: seed + int64(i), top: top, w: wt}, emit)
-		if err != nil {
-			return err
-		}
-		if text != "" {
-			s.cache.put(text+s.tok.Decode(comp.Tokens), append(ids[:len(ids):len(ids)], comp.Tokens...))
-		}
-		send(finishChoice(comp))
-		used[i] = len(comp.Tokens)
-		return nil
+		c := completionChoice{s: s, base: base, index: i, text: text, logprobs: in.Logprobs != nil, tokenIDs: in.ReturnTokenIDs, send: out.send}
+		var err error
+		used[i], err = c.run(ctx, genRequest{prompt: ids, cfg: cfg, seed: seed + int64(i), top: top, w: wt})
+		return err
 	})
 	if err != nil {
 		return out.fail(err)
 	}
-	for _, u := range used {
-		usage.CompletionTokens += u
-	}
-	usage.TotalTokens = usage.PromptTokens + usage.CompletionTokens
+	usage := usageOf(len(ids), used)
 	if in.Stream {
 		if in.StreamOptions != nil && in.StreamOptions.IncludeUsage {
 			last := base
@@ -99,6 +59,88 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, answer)
 	return nil
+}
+
+// usageOf is the usage of a request: a prompt of prompt tokens and
+// choices of used[i] tokens.
+func usageOf(prompt int, used []int) openai.Usage {
+	u := openai.Usage{PromptTokens: prompt}
+	for _, n := range used {
+		u.CompletionTokens += n
+	}
+	u.TotalTokens = u.PromptTokens + u.CompletionTokens
+	return u
+}
+
+// completionSampling checks a completion request's sampling fields for a
+// prompt of promptLen tokens (errors name "prompt" where the chat
+// endpoint's would name "messages") and its logprobs, the number of
+// alternatives per token in [0, 20].
+func (s *Server) completionSampling(in openai.CompletionRequest, promptLen int) (cfg rollout.CompleteConfig, n, top int, err error) {
+	cfg, n, err = s.sampling(samplingFields{maxTokens: in.MaxTokens, maxParam: "max_tokens", temperature: in.Temperature, topP: in.TopP, stop: in.Stop, n: in.N}, promptLen, 16)
+	if err != nil {
+		if ae, ok := err.(*apiError); ok && ae.param == "messages" {
+			ae.param = "prompt"
+		}
+		return cfg, 0, 0, err
+	}
+	if in.Logprobs != nil {
+		if top = *in.Logprobs; top < 0 || top > 20 {
+			return cfg, 0, 0, badField("logprobs", "logprobs must be in [0, 20], got %d", top)
+		}
+	}
+	return cfg, n, top, nil
+}
+
+// completionChoice streams one choice of a completion request.
+type completionChoice struct {
+	s        *Server
+	base     openai.CompletionChunk
+	index    int
+	text     string // the prompt's text, "" for token ids: the answer is cached after it
+	logprobs bool
+	tokenIDs bool
+	send     func(openai.CompletionChunk)
+
+	offset int // the text offset of the next legacy logprob
+}
+
+// run samples the choice and returns the completion tokens it used.
+func (c *completionChoice) run(ctx context.Context, req genRequest) (int, error) {
+	comp, err := c.s.generate(ctx, req, c.emit)
+	if err != nil {
+		return 0, err
+	}
+	if c.text != "" {
+		c.s.cache.put(c.text+c.s.tok.Decode(comp.Tokens), append(req.prompt[:len(req.prompt):len(req.prompt)], comp.Tokens...))
+	}
+	c.chunk(finishChoice(comp))
+	return len(comp.Tokens), nil
+}
+
+// emit sends a piece of text with its tokens' logprobs and ids, as the
+// request asked; an empty piece with neither is not sent.
+func (c *completionChoice) emit(piece string, toks []sampled) {
+	sc := openai.StreamChoice{Text: piece}
+	if c.logprobs && len(toks) > 0 {
+		sc.Logprobs = c.s.legacyLogprobs(toks, &c.offset)
+	}
+	if c.tokenIDs {
+		for _, t := range toks {
+			sc.TokenIDs, sc.TokenLogprobs = append(sc.TokenIDs, t.id), append(sc.TokenLogprobs, t.logp)
+		}
+	}
+	if piece != "" || sc.Logprobs != nil || sc.TokenIDs != nil {
+		c.chunk(sc)
+	}
+}
+
+// chunk sends sc as the choice's next chunk.
+func (c *completionChoice) chunk(sc openai.StreamChoice) {
+	ch := c.base
+	sc.Index = c.index
+	ch.Choices = []openai.StreamChoice{sc}
+	c.send(ch)
 }
 
 // finishChoice is the last chunk of a choice: the finish reason and, as

@@ -41,38 +41,15 @@ type stepOutput struct {
 // grpo runs GRPO steps from st.Step to the configured total.
 func (r *Run) grpo(ctx context.Context, st *trainerState) (*Summary, error) {
 	g := r.Cfg.GRPO
-	if err := r.prepareLoRA(); err != nil {
+	opt, ref, err := r.grpoModels(st)
+	if err != nil {
 		return nil, err
 	}
-	opt := r.newOptimizer()
-	if st.Optim != nil {
-		if err := opt.SetState(*st.Optim); err != nil {
-			return nil, fmt.Errorf("trainer: resume optimizer: %w", err)
-		}
-	}
-	var ref *policy.Model
-	if g.Beta > 0 {
-		var err error
-		if ref, err = r.reference(); err != nil {
-			return nil, err
-		}
-	}
-	keep := st.Step
-	if keep == 0 {
-		keep = -1 // the step-0 record is written again below
-	}
-	mlog, err := r.openMetrics(keep)
+	mlog, err := r.grpoMetrics(st)
 	if err != nil {
 		return nil, err
 	}
 	defer mlog.Close()
-	if st.Step == 0 && st.WarmStart != nil {
-		m := Metrics{}
-		r.putEval(m, *st.WarmStart)
-		if err := mlog.write(0, m); err != nil {
-			return nil, err
-		}
-	}
 	var final *EvalResult
 	first, loopStart := st.Step, time.Now()
 	r.stale = r.startStale(ctx, first)
@@ -90,32 +67,12 @@ func (r *Run) grpo(ctx context.Context, st *trainerState) (*Summary, error) {
 			return nil, err
 		}
 		m := out.metrics
-		if last := step == g.Steps; last || (r.Cfg.Eval.Every > 0 && step%r.Cfg.Eval.Every == 0) {
-			te := time.Now()
-			tag := fmt.Sprintf("step-%06d", step)
-			if last {
-				tag = "final"
-			}
-			ev, err := r.evalAndRecord(ctx, tag, step)
-			if err != nil {
-				return nil, err
-			}
-			if last {
-				final = &ev
-			}
-			r.putEval(m, ev)
-			m["timing/eval_s"] = time.Since(te).Seconds()
+		if final, err = r.evalAfterStep(ctx, step, m); err != nil {
+			return nil, err
 		}
 		st.Step = step
-		if step == g.Steps || (r.Cfg.Checkpoint.Every > 0 && step%r.Cfg.Checkpoint.Every == 0) {
-			tc := time.Now()
-			st.WallS = r.wall()
-			s := opt.State()
-			st.Optim = &s
-			if err := r.saveCheckpoint(st, opt); err != nil {
-				return nil, err
-			}
-			m["timing/checkpoint_s"] = time.Since(tc).Seconds()
+		if err := r.checkpointAfterStep(st, opt, m); err != nil {
+			return nil, err
 		}
 		m["timing/step_s"] = time.Since(t0).Seconds()
 		if err := mlog.write(step, m); err != nil {
@@ -124,6 +81,94 @@ func (r *Run) grpo(ctx context.Context, st *trainerState) (*Summary, error) {
 		r.progress(step, first, g.Steps, loopStart, m, out)
 	}
 	return r.finish(ctx, st, final)
+}
+
+// grpoModels prepares what GRPO updates and measures against: the LoRA
+// adapters when configured, the optimizer (resumed from st), and the KL
+// reference (nil when grpo.beta is 0).
+func (r *Run) grpoModels(st *trainerState) (*AdamW, *policy.Model, error) {
+	if err := r.prepareLoRA(); err != nil {
+		return nil, nil, err
+	}
+	opt := r.newOptimizer()
+	if st.Optim != nil {
+		if err := opt.SetState(*st.Optim); err != nil {
+			return nil, nil, fmt.Errorf("trainer: resume optimizer: %w", err)
+		}
+	}
+	if r.Cfg.GRPO.Beta == 0 {
+		return opt, nil, nil
+	}
+	ref, err := r.reference()
+	if err != nil {
+		return nil, nil, err
+	}
+	return opt, ref, nil
+}
+
+// grpoMetrics opens metrics.jsonl keeping the records up to st.Step;
+// a run that starts GRPO writes the warm start's evaluation as step 0.
+func (r *Run) grpoMetrics(st *trainerState) (*metricsLog, error) {
+	keep := st.Step
+	if keep == 0 {
+		keep = -1 // the step-0 record is written again below
+	}
+	mlog, err := r.openMetrics(keep)
+	if err != nil {
+		return nil, err
+	}
+	if st.Step == 0 && st.WarmStart != nil {
+		m := Metrics{}
+		r.putEval(m, *st.WarmStart)
+		if err := mlog.write(0, m); err != nil {
+			mlog.Close()
+			return nil, err
+		}
+	}
+	return mlog, nil
+}
+
+// evalAfterStep evaluates after step when eval.every says so and after
+// the last step, adding the results and their time to m. It returns the
+// last step's result, nil after any other.
+func (r *Run) evalAfterStep(ctx context.Context, step int, m Metrics) (*EvalResult, error) {
+	last := step == r.Cfg.GRPO.Steps
+	if !last && (r.Cfg.Eval.Every <= 0 || step%r.Cfg.Eval.Every != 0) {
+		return nil, nil
+	}
+	te := time.Now()
+	tag := fmt.Sprintf("step-%06d", step)
+	if last {
+		tag = "final"
+	}
+	ev, err := r.evalAndRecord(ctx, tag, step)
+	if err != nil {
+		return nil, err
+	}
+	r.putEval(m, ev)
+	m["timing/eval_s"] = time.Since(te).Seconds()
+	if !last {
+		return nil, nil
+	}
+	return &ev, nil
+}
+
+// checkpointAfterStep saves a checkpoint of st after the last step and
+// when checkpoint.every says so, adding its time to m.
+func (r *Run) checkpointAfterStep(st *trainerState, opt *AdamW, m Metrics) error {
+	step := st.Step
+	if step != r.Cfg.GRPO.Steps && (r.Cfg.Checkpoint.Every <= 0 || step%r.Cfg.Checkpoint.Every != 0) {
+		return nil
+	}
+	tc := time.Now()
+	st.WallS = r.wall()
+	s := opt.State()
+	st.Optim = &s
+	if err := r.saveCheckpoint(st, opt); err != nil {
+		return err
+	}
+	m["timing/checkpoint_s"] = time.Since(tc).Seconds()
+	return nil
 }
 
 // progress prints the one line per step.

@@ -17,47 +17,18 @@ import (
 // prompts, roll out G trajectories each, score, compute group advantages,
 // update.
 func (r *Run) grpoStep(ctx context.Context, step int, opt *AdamW, ref *policy.Model) (stepOutput, error) {
-	g := r.Cfg.GRPO
-	G := r.Cfg.Rollout.GroupSize
-	rng := stepRNG(r.Cfg.Seed, "grpo", step)
 	m := Metrics{}
 	start := time.Now()
-
-	var b *stepBatch
-	var err error
-	if r.stale != nil { // rolled out ahead, while earlier steps updated
-		var pm Metrics
-		if b, rng, pm, err = r.stale.next(ctx, step); err != nil {
-			return stepOutput{}, err
-		}
-		maps.Copy(m, pm)
-	} else if b, err = r.drawStep(ctx, step, step, rng, m); err != nil {
-		return stepOutput{}, err
-	}
-	trajs, rewards := b.trajs, b.rewards
-	m["rollout/tokens_per_s"] = float64(sampledTokens(trajs)) / m["timing/rollout_s"]
-	n := float64(len(trajs))
-	for k, v := range b.parts {
-		m["reward/"+k+"/mean"] = v / n
-	}
-	m["reward/mean"] = mean(rewards)
-
-	t0 := time.Now()
-	advFn, err := Advantage(g.Advantage)
+	b, rng, err := r.stepBatch(ctx, step, m)
 	if err != nil {
 		return stepOutput{}, err
 	}
-	train, trainRewards := b.training()
-	if r.servers != nil && g.MaxStaleness == 0 { // the servers' log-probs against the trainer's weights (update records them when stale)
-		r.Model.SetTemperature(r.Cfg.Rollout.Temperature) // as the servers sampled
-		m["rollout/logprob_diff/mean"] = logprobDiff(r.Model, train)
-	}
-	adv, zeroGroups := advFn(trainRewards, G, g.AdvEps)
-	if len(train) > 0 { // none when a stale batch was dropped
-		m["reward/frac_zero_std"] = float64(zeroGroups) / float64(len(train)/G)
-	}
-	if g.DynamicSampling.Enabled {
-		putDraws(m, b, G)
+	putBatchRewards(m, b)
+
+	t0 := time.Now()
+	train, adv, err := r.advantages(b, m)
+	if err != nil {
+		return stepOutput{}, err
 	}
 	m["timing/advantage_s"] = time.Since(t0).Seconds()
 
@@ -71,8 +42,67 @@ func (r *Run) grpoStep(ctx context.Context, step int, opt *AdamW, ref *policy.Mo
 	}
 	m["timing/update_s"] = time.Since(t0).Seconds()
 	r.stale.publish(step, r.Model) // the producer samples later steps from these weights
+	return r.stepStats(b.trajs, m, start), nil
+}
 
-	ro := r.score(trajs, G)
+// stepBatch is step's scored rollouts, with the stream the update samples
+// from: rolled out ahead while earlier steps updated when rollouts are
+// stale, drawn now otherwise.
+func (r *Run) stepBatch(ctx context.Context, step int, m Metrics) (*stepBatch, *rand.Rand, error) {
+	rng := stepRNG(r.Cfg.Seed, "grpo", step)
+	if r.stale == nil {
+		b, err := r.drawStep(ctx, step, step, rng, m)
+		return b, rng, err
+	}
+	b, rng, pm, err := r.stale.next(ctx, step)
+	if err != nil {
+		return nil, nil, err
+	}
+	maps.Copy(m, pm)
+	return b, rng, nil
+}
+
+// putBatchRewards records the batch's rollout speed and mean rewards,
+// in all and per component.
+func putBatchRewards(m Metrics, b *stepBatch) {
+	m["rollout/tokens_per_s"] = float64(sampledTokens(b.trajs)) / m["timing/rollout_s"]
+	n := float64(len(b.trajs))
+	for k, v := range b.parts {
+		m["reward/"+k+"/mean"] = v / n
+	}
+	m["reward/mean"] = mean(b.rewards)
+}
+
+// advantages returns the trajectories of b that train and their group
+// advantages, recording the share of groups with no spread in reward,
+// the draws of dynamic sampling and, with servers and fresh rollouts,
+// how far the servers' log-probs are from the trainer's.
+func (r *Run) advantages(b *stepBatch, m Metrics) ([]*rollout.Trajectory, []float64, error) {
+	g, G := r.Cfg.GRPO, r.Cfg.Rollout.GroupSize
+	advFn, err := Advantage(g.Advantage)
+	if err != nil {
+		return nil, nil, err
+	}
+	train, trainRewards := b.training()
+	if r.servers != nil && g.MaxStaleness == 0 { // the servers' log-probs against the trainer's weights (update records them when stale)
+		r.Model.SetTemperature(r.Cfg.Rollout.Temperature) // as the servers sampled
+		m["rollout/logprob_diff/mean"] = logprobDiff(r.Model, train)
+	}
+	adv, zeroGroups := advFn(trainRewards, G, g.AdvEps)
+	if len(train) > 0 { // none when a stale batch was dropped
+		m["reward/frac_zero_std"] = float64(zeroGroups) / float64(len(train)/G)
+	}
+	if g.DynamicSampling.Enabled {
+		putDraws(m, b, G)
+	}
+	return train, adv, nil
+}
+
+// stepStats scores the step's trajectories for m (tool use, lengths,
+// accuracy), with the step's throughput since start, peak memory and the
+// tool library's size.
+func (r *Run) stepStats(trajs []*rollout.Trajectory, m Metrics, start time.Time) stepOutput {
+	ro := r.score(trajs, r.Cfg.Rollout.GroupSize)
 	m["rollout/tool_calls/mean"] = ro.ToolCalls
 	m["rollout/tool_fail_frac"] = ro.ToolFailFrac
 	m["rollout/response_len/mean"] = ro.ResponseLen
@@ -88,7 +118,7 @@ func (r *Run) grpoStep(ctx context.Context, step int, opt *AdamW, ref *policy.Mo
 		m["tools/library_size"] = float64(r.lib.Lib.Len())
 		m["tools/grown"] = float64(r.lib.Grown())
 	}
-	return stepOutput{metrics: m, tokens: tokens, accuracy: ro.Accuracy}, nil
+	return stepOutput{metrics: m, tokens: tokens, accuracy: ro.Accuracy}
 }
 
 // drawStep gives the servers the weights labelled push (syncServers) and

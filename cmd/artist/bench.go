@@ -18,6 +18,7 @@ import (
 	"github.com/artist-rl/artist/internal/memplan"
 	"github.com/artist-rl/artist/internal/sysmem"
 	"github.com/artist-rl/artist/policy"
+	"github.com/artist-rl/artist/policy/backend"
 	"github.com/artist-rl/artist/trainer"
 )
 
@@ -81,25 +82,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var s benchSettings
-	fs.StringVar(&s.checkpoint, "checkpoint", "", "time the model in checkpoint `DIR`")
-	fs.StringVar(&s.modelConfig, "model-config", "", "time a model with random weights sized by this HuggingFace `config.json`")
-	fs.IntVar(&s.batch, "batch", 8, "training sequences per step")
-	fs.IntVar(&s.seq, "seq", 128, "tokens per training sequence")
-	fs.IntVar(&s.decodeBatch, "decode-batch", 0, "sequences decoded together (default -batch)")
-	fs.IntVar(&s.prompt, "prompt", 0, "prompt tokens per decoded sequence, fed in one step (default -seq)")
-	fs.IntVar(&s.newTokens, "new-tokens", 32, "tokens decoded per sequence after the prompt")
-	fs.IntVar(&s.steps, "steps", 3, "timed repetitions of each measurement (the median is reported)")
-	fs.IntVar(&s.warmup, "warmup", 1, "untimed training steps first (the first compiles the graph)")
-	fs.Int64Var(&s.seed, "seed", 1, "seed of the random weights and tokens")
-	fs.BoolVar(&s.grpo, "grpo", false, "instead, time one GRPO-shaped step phase by phase (rollout of -decode-batch x -new-tokens, reference log-probs, update) with the peak RSS after each")
-	fs.BoolVar(&s.allreduce, "allreduce", false, "instead, under mpirun -np N: time the all-reduce of the model's gradient (float32, one per weight) against a copy of the same bytes")
-	fs.IntVar(&s.floats, "floats", 0, "with -allreduce: all-reduce this many float32 values instead of a model's gradient")
-	fs.IntVar(&s.loraRank, "lora-rank", 0, "train LoRA adapters of this rank (alpha 2·rank, targets q, k, v, o, gate, up, down) on frozen weights instead of the full weights; with -grpo the reference log-probs are the base's")
-	fs.IntVar(&s.microBatch, "micro-batch", 0, "with -grpo: back-propagate the update in passes of at most this many sequences, as grpo.micro_batch does (0: all at once)")
-	fs.BoolVar(&s.recompute, "recompute", false, "recompute each decoder block's values in the backward pass instead of keeping them, as model.recompute does")
-	fs.BoolVar(&s.force, "force", false, "run even when the memory plan exceeds the memory available")
-	fs.BoolVar(&s.serve, "serve", false, "instead, time artist serve on -checkpoint: aggregate completion tokens/s with -streams concurrent clients, each sending -steps completions of a -prompt token prompt and up to -new-tokens tokens")
-	fs.StringVar(&s.streams, "streams", "1,32", "with -serve: the numbers of concurrent streams to time, comma-separated")
+	s.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
@@ -141,31 +124,65 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if need := max(s.seq, s.prompt+s.newTokens); need > m.Config.MaxPositionEmbeddings {
 		return fmt.Errorf("the model holds %d positions (max_position_embeddings) but the run needs %d: lower -seq, -prompt or -new-tokens", m.Config.MaxPositionEmbeddings, need)
 	}
+	rep, err := s.measure(m, sel, rng, began)
+	if err != nil {
+		return err
+	}
+	return benchPrint(stdout, rep)
+}
+
+// register defines the flags of artist bench on fs.
+func (s *benchSettings) register(fs *flag.FlagSet) {
+	fs.StringVar(&s.checkpoint, "checkpoint", "", "time the model in checkpoint `DIR`")
+	fs.StringVar(&s.modelConfig, "model-config", "", "time a model with random weights sized by this HuggingFace `config.json`")
+	fs.IntVar(&s.batch, "batch", 8, "training sequences per step")
+	fs.IntVar(&s.seq, "seq", 128, "tokens per training sequence")
+	fs.IntVar(&s.decodeBatch, "decode-batch", 0, "sequences decoded together (default -batch)")
+	fs.IntVar(&s.prompt, "prompt", 0, "prompt tokens per decoded sequence, fed in one step (default -seq)")
+	fs.IntVar(&s.newTokens, "new-tokens", 32, "tokens decoded per sequence after the prompt")
+	fs.IntVar(&s.steps, "steps", 3, "timed repetitions of each measurement (the median is reported)")
+	fs.IntVar(&s.warmup, "warmup", 1, "untimed training steps first (the first compiles the graph)")
+	fs.Int64Var(&s.seed, "seed", 1, "seed of the random weights and tokens")
+	fs.BoolVar(&s.grpo, "grpo", false, "instead, time one GRPO-shaped step phase by phase (rollout of -decode-batch x -new-tokens, reference log-probs, update) with the peak RSS after each")
+	fs.BoolVar(&s.allreduce, "allreduce", false, "instead, under mpirun -np N: time the all-reduce of the model's gradient (float32, one per weight) against a copy of the same bytes")
+	fs.IntVar(&s.floats, "floats", 0, "with -allreduce: all-reduce this many float32 values instead of a model's gradient")
+	fs.IntVar(&s.loraRank, "lora-rank", 0, "train LoRA adapters of this rank (alpha 2·rank, targets q, k, v, o, gate, up, down) on frozen weights instead of the full weights; with -grpo the reference log-probs are the base's")
+	fs.IntVar(&s.microBatch, "micro-batch", 0, "with -grpo: back-propagate the update in passes of at most this many sequences, as grpo.micro_batch does (0: all at once)")
+	fs.BoolVar(&s.recompute, "recompute", false, "recompute each decoder block's values in the backward pass instead of keeping them, as model.recompute does")
+	fs.BoolVar(&s.force, "force", false, "run even when the memory plan exceeds the memory available")
+	fs.BoolVar(&s.serve, "serve", false, "instead, time artist serve on -checkpoint: aggregate completion tokens/s with -streams concurrent clients, each sending -steps completions of a -prompt token prompt and up to -new-tokens tokens")
+	fs.StringVar(&s.streams, "streams", "1,32", "with -serve: the numbers of concurrent streams to time, comma-separated")
+}
+
+// measure times m as s says: the -grpo phases, or the training step,
+// prefill and decode, with the peak RSS after.
+func (s benchSettings) measure(m *policy.Model, sel backend.Selection, rng *rand.Rand, began time.Time) (benchReport, error) {
 	info := m.Backend().Info()
 	rep := benchReport{Backend: info.Name, Threads: info.Threads, LibraryThreads: info.LibraryThreads,
 		Core: info.Core, Library: info.Library, Params: m.NumParams(), Batch: s.batch, Seq: s.seq,
 		DecodeBatch: s.decodeBatch, Prompt: s.prompt, NewTokens: s.newTokens, Steps: s.steps,
 		LoRARank: s.loraRank, MicroBatch: s.microBatch, Recompute: s.recompute, BackendDescription: sel.String()}
+	var err error
 	if s.grpo {
 		if rep.Phases, err = benchGRPO(m, s, rng, began); err != nil {
-			return err
+			return benchReport{}, err
 		}
 		rep.PeakRSSMiB = benchRound(sysmem.PeakRSSMiB(), 1)
-		return benchPrint(stdout, rep)
+		return rep, nil
 	}
 	if rep.TrainStepS, err = benchTrain(m, s, rng); err != nil {
-		return err
+		return benchReport{}, err
 	}
 	prefill, decode, err := benchDecode(m, s, rng)
 	if err != nil {
-		return err
+		return benchReport{}, err
 	}
 	rep.TrainTokensPerS = benchRound(float64(s.batch*s.seq)/rep.TrainStepS, 1)
 	rep.PrefillTokensPerS = benchRound(float64(s.decodeBatch*s.prompt)/prefill, 1)
 	rep.DecodeTokensPerS = benchRound(float64(s.decodeBatch*s.newTokens)/decode, 1)
 	rep.TrainStepS = benchRound(rep.TrainStepS, 4)
 	rep.PeakRSSMiB = benchRound(sysmem.PeakRSSMiB(), 1)
-	return benchPrint(stdout, rep)
+	return rep, nil
 }
 
 func benchPrint(w io.Writer, rep benchReport) error { return benchPrintJSON(w, rep) }

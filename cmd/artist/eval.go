@@ -44,6 +44,40 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var f evalFlags
+	f.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return errUsage
+	}
+	fs.Visit(func(fl *flag.Flag) { f.given = append(f.given, fl.Name) })
+	if err := f.check(stderr); err != nil {
+		return err
+	}
+	if f.ckpt != "" {
+		ckpt, err := trainer.ResolveCheckpoint(f.ckpt, stderr)
+		if err != nil {
+			return err
+		}
+		f.ckpt = ckpt
+		if err := checkInferencePlan(stderr, f.ckpt, f.n, f.force); err != nil {
+			return err
+		}
+	}
+	if f.bench == "" {
+		if f.url != "" {
+			fmt.Fprintln(stderr, "artist eval: -policy needs -bench")
+			return errUsage
+		}
+		return evalHeldout(ctx, f, stdout, stderr)
+	}
+	names, err := evalbench.ParseNames(f.bench)
+	if err != nil {
+		return err
+	}
+	return evalBench(ctx, f, names, stdout, stderr)
+}
+
+// register defines the flags of artist eval on fs.
+func (f *evalFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.ckpt, "checkpoint", "", "checkpoint `DIR` (a run's checkpoints/step-NNNNNN, or a run folder: its latest checkpoint)")
 	fs.StringVar(&f.bench, "bench", "", "comma-separated `LIST` of benchmarks ("+strings.Join(evalbench.Names(), ",")+"); none: the run's held-out split")
 	fs.StringVar(&f.data, "data", "", dataFlagUsage)
@@ -67,10 +101,11 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.Var(&f.sets, "set", "override one key of the checkpoint's config, or with -policy alone of the defaults, e.g. rollout.max_response_tokens=8000 (repeatable)")
 	fs.BoolVar(&f.force, "force", false, "evaluate even when the memory plan exceeds the memory available")
 	f.user.register(fs)
-	if err := fs.Parse(args); err != nil {
-		return errUsage
-	}
-	fs.Visit(func(fl *flag.Flag) { f.given = append(f.given, fl.Name) })
+}
+
+// check completes and checks the parsed flags: the user model's sets go
+// before -set, and a bad combination is errUsage, explained on stderr.
+func (f *evalFlags) check(stderr io.Writer) error {
 	userSets, err := f.user.sets()
 	if err != nil {
 		fmt.Fprintln(stderr, err)
@@ -85,7 +120,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintln(stderr, "artist eval: -n must be >= 1, -temperature >= 0, -limit >= 0, -timeout > 0, -retries >= 0 and -parallel >= 1")
 		return errUsage
 	}
-	if err := promptingSets(&f, stderr); err != nil {
+	if err := promptingSets(f, stderr); err != nil {
 		return err
 	}
 	if f.api != "completions" && f.api != "chat" {
@@ -102,26 +137,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return errUsage
 		}
 	}
-	if f.ckpt != "" {
-		if f.ckpt, err = trainer.ResolveCheckpoint(f.ckpt, stderr); err != nil {
-			return err
-		}
-		if err := checkInferencePlan(stderr, f.ckpt, f.n, f.force); err != nil {
-			return err
-		}
-	}
-	if f.bench == "" {
-		if f.url != "" {
-			fmt.Fprintln(stderr, "artist eval: -policy needs -bench")
-			return errUsage
-		}
-		return evalHeldout(ctx, f, stdout, stderr)
-	}
-	names, err := evalbench.ParseNames(f.bench)
-	if err != nil {
-		return err
-	}
-	return evalBench(ctx, f, names, stdout, stderr)
+	return nil
 }
 
 // evalHeldout evaluates a checkpoint on its run's held-out split.
