@@ -84,13 +84,14 @@ func (s *Session) Reset(i int) {
 // Step appends feed[i] (zero, one or several tokens) to sequence i and
 // returns, for every i with a non-empty feed, the next-token logits [V]
 // after its last fed token; rows with an empty feed are left as they are
-// and get a nil row. The sequences fed one token go through one matrix
-// product per weight, and each sequence fed several through its own, so that each sequence's logits are bit for bit those
-// it gets decoded alone, whatever the other sequences are fed (see
-// rowsLinear). Step returns an error, and appends nothing, when a sequence
-// would exceed maxLen or max_position_embeddings tokens; it panics
-// (programmer errors) when len(feed) differs from the session's size or a
-// token is outside [0, vocab_size).
+// and get a nil row. Every fed token goes through products that compute
+// each row on its own (rowsLinear), and attention over its own
+// sequence, so that each sequence's logits are bit for bit those it gets
+// decoded alone, whatever the other sequences are fed. Step returns an
+// error, and appends nothing, when a sequence would exceed maxLen or
+// max_position_embeddings tokens; it panics (programmer errors) when
+// len(feed) differs from the session's size or a token is outside
+// [0, vocab_size).
 func (s *Session) Step(feed [][]int) ([][]float32, error) {
 	lay, err := s.layoutOf(feed, true)
 	if err != nil {
@@ -130,17 +131,17 @@ type layout struct {
 	tokens []int // [N]
 	pos    []int // [N]
 	spans  []span
-	// rowwise: the spans of one row come first, rows [0, single), and
-	// the products keep every sequence's numbers independent of the
-	// others (Step); otherwise one product covers all rows (LogProbs).
+	// rowwise: every row goes through a product that computes each row
+	// on its own (rowsLinear), which keeps every sequence's numbers
+	// independent of the others (Step); otherwise one product covers
+	// all rows (LogProbs).
 	rowwise bool
-	single  int
 }
 
 // layout lays out feed for one product per weight over all rows.
 func (s *Session) layout(feed [][]int) (layout, error) { return s.layoutOf(feed, false) }
 
-// layoutOf lays out feed; rowwise puts the one-token spans first.
+// layoutOf lays out feed, the sequences in order.
 func (s *Session) layoutOf(feed [][]int, rowwise bool) (layout, error) {
 	if len(feed) != len(s.lens) {
 		panic(fmt.Sprintf("policy: Step got %d feeds for a session of %d sequences", len(feed), len(s.lens)))
@@ -168,16 +169,8 @@ func (s *Session) layoutOf(feed [][]int, rowwise bool) (layout, error) {
 		s.lens[i] += len(f)
 	}
 	for i, f := range feed {
-		if len(f) == 1 || !rowwise && len(f) > 0 {
+		if len(f) > 0 {
 			place(i)
-		}
-	}
-	if rowwise {
-		lay.single = len(lay.tokens)
-		for i, f := range feed {
-			if len(f) > 1 {
-				place(i)
-			}
 		}
 	}
 	return lay, nil
@@ -190,7 +183,7 @@ func (s *Session) forward(lay layout) []float32 {
 	N := len(lay.tokens)
 	x := make([]float32, N*g.C)
 	s.m.be.Embed(host(x), host(s.m.Embed.Data), host(tokenIDs(lay.tokens)), g.C)
-	b := newBuffers(g, N, lay.single)
+	b := newBuffers(g, N, lay.rowwise)
 	for l := range s.m.Layers {
 		s.block(l, x, lay, b)
 	}
@@ -201,16 +194,20 @@ func (s *Session) forward(lay layout) []float32 {
 type buffers struct {
 	h, q, k, v, o []float32 // [N, C], [N, H·D], [N, K·D], [N, K·D], [N, H·D]
 	gate, up      []float32 // [N, F]
-	acc           []float32 // [single, C]: products to add, one-token rows of a rowwise layout
+	acc           []float32 // [N, C]: products to add, for a rowwise layout
 }
 
-func newBuffers(g geometry, N, single int) *buffers {
+func newBuffers(g geometry, N int, rowwise bool) *buffers {
 	HD, KD := g.H*g.D, g.K*g.D
-	return &buffers{
+	b := &buffers{
 		h: make([]float32, N*g.C), q: make([]float32, N*HD),
 		k: make([]float32, N*KD), v: make([]float32, N*KD), o: make([]float32, N*HD),
-		gate: make([]float32, N*g.F), up: make([]float32, N*g.F), acc: make([]float32, single*g.C),
+		gate: make([]float32, N*g.F), up: make([]float32, N*g.F),
 	}
+	if rowwise {
+		b.acc = make([]float32, N*g.C)
+	}
+	return b
 }
 
 // block applies decoder layer l to x [N, C] in place.

@@ -15,41 +15,28 @@ type rowKernel interface {
 }
 
 // product computes y = x·wᵀ + bias for the rows of lay (x [N, in], w
-// [out, in], y [N, out]). A rowwise layout gives its one-token rows to
-// rowsLinear and each longer span its own product, whose shape is the
-// span's alone; otherwise one product covers every row.
+// [out, in], y [N, out]): a rowwise layout's rows through rowsLinear,
+// another's in one product.
 func (s *Session) product(y, x []float32, lay layout, in int, w, bias []float32, out int) {
-	be := s.m.be
+	N := len(lay.tokens)
 	if !lay.rowwise {
-		linear(be, y, x, len(lay.tokens), in, w, bias, out)
+		linear(s.m.be, y, x, N, in, w, bias, out)
 		return
 	}
-	s.rowsLinear(y, x, lay.single, in, w, bias, out)
-	for _, sp := range lay.spans {
-		if sp.row >= lay.single {
-			linear(be, y[sp.row*out:], x[sp.row*in:], sp.n, in, w, bias, out)
-		}
-	}
+	s.rowsLinear(y, x, N, in, w, bias, out)
 }
 
-// addProduct is y += x·wᵀ over the rows of lay, grouped as product
-// groups them; acc holds lay.single rows of out values.
+// addProduct is y += x·wᵀ over the rows of lay, computed as product
+// computes them; acc holds N rows of out values for a rowwise layout.
 func (s *Session) addProduct(y, x []float32, lay layout, in int, w []float32, out int, acc []float32) {
-	be := s.m.be
+	N := len(lay.tokens)
 	if !lay.rowwise {
-		be.MatMul(false, true, len(lay.tokens), out, in, host(x), host(w), 1, host(y))
+		s.m.be.MatMul(false, true, N, out, in, host(x), host(w), 1, host(y))
 		return
 	}
-	if lay.single > 0 {
-		s.rowsLinear(acc, x, lay.single, in, w, nil, out)
-		for i, v := range acc[:lay.single*out] {
-			y[i] += v
-		}
-	}
-	for _, sp := range lay.spans {
-		if sp.row >= lay.single {
-			be.MatMul(false, true, sp.n, out, in, host(x[sp.row*in:(sp.row+sp.n)*in]), host(w), 1, host(y[sp.row*out:(sp.row+sp.n)*out]))
-		}
+	s.rowsLinear(acc, x, N, in, w, nil, out)
+	for i, v := range acc[:N*out] {
+		y[i] += v
 	}
 }
 
