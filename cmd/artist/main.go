@@ -54,6 +54,7 @@ var commands = []command{
 	{"bfcl", "bfcl replay -category base|miss_func|miss_param|long_context [-id ID] [-data DIR]: replay the BFCL v3 ground truth, one conformance record per entry", runBFCL},
 	{"taubench", "taubench replay -env airline|retail [-split test|dev|train] [-index N] [-every K] [-data DIR]: replay the tau-bench gold actions, one conformance record per task", runTauBench},
 	{"export", "export -checkpoint DIR -out DIR [-merge]: a checkpoint's LoRA adapters in PEFT's layout (vLLM --enable-lora, PEFT), or with -merge its full weights, adapters merged, in the checkpoint layout artist serve loads", runExport},
+	{"init", "init -model-config FILE -tokenizer DIR -out DIR [-layers N] [-max-position N] [-seed S]: a checkpoint of seeded random weights with the shapes of a HuggingFace config.json and another checkpoint's tokenizer, for benchmarks", runInit},
 	{"bench", "bench -checkpoint DIR | -model-config FILE [-batch B] [-seq T] [-new-tokens N] [-grpo] [-lora-rank R]: time a training step and KV-cache decoding (or, with -grpo, one GRPO step phase by phase with its peak RSS) on this machine's compute backend, one JSON object", runBench},
 	{"derive", "derive bfcl -src DIR -out DIR | aime25 -src DIR -out FILE | taubench -src DIR -out DIR: rebuild the derived BFCL tables, AIME 2025 file or tau-bench tasks from upstream sources", runDerive},
 	{"view", "view [-addr 127.0.0.1:8090] RUN_DIR...: a local web page of runs: curves, config diff, summary and the rollout browser, refreshed while training", runView},
