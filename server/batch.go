@@ -20,10 +20,13 @@ import (
 )
 
 // A step waits for the rows still sampling their last token (or writing
-// it to a client) for twice the last step's time, within these bounds,
-// then goes without them: they join the next one. The floor keeps rows in
-// phase: with a linger shorter than the time a row takes between two
-// steps, rows would alternate, each step decoding one of them.
+// it to a client) for twice the longer of the last step's time and the
+// time rows lately took between two steps (turn), within these bounds,
+// then goes without them: they join the next one. Waiting out a row's
+// turn keeps rows in phase: with a linger shorter than the time a row
+// takes between two steps, rows would alternate, each step decoding one
+// of them (small models decode a step in less time than a busy machine
+// takes to run a row's goroutine).
 const (
 	minLinger = time.Millisecond
 	maxLinger = 10 * time.Millisecond
@@ -44,6 +47,7 @@ type batcher struct {
 	ready   int             // rows whose feed waits for the next step
 	running bool            // loop runs
 	linger  time.Duration
+	turn    time.Duration // the longest recent time a row took between its steps, decaying
 	kick    chan struct{} // wakes loop; buffered 1
 
 	// stats, for tests and the benchmark
@@ -59,9 +63,10 @@ func newBatcher(m *policy.Model) *batcher {
 type row struct {
 	b      *batcher
 	ctx    context.Context
-	slot   int // session index; -1 until the loop gives one
-	maxLen int // tokens the row may hold, as its NewSession asked
-	held   int // tokens fed so far
+	slot   int       // session index; -1 until the loop gives one
+	maxLen int       // tokens the row may hold, as its NewSession asked
+	held   int       // tokens fed so far
+	back   time.Time // when the row's last step returned; zero before its first
 	feed   []int
 	ready  bool
 	left   bool
@@ -148,6 +153,9 @@ func (r *row) Step(feed [][]int) ([][]float32, error) {
 		return nil, fmt.Errorf("server: Step on a row that left the batch")
 	}
 	r.feed, r.ready = f, true
+	if !r.back.IsZero() {
+		b.turn = max(time.Since(r.back), b.turn-b.turn/8)
+	}
 	b.ready++
 	b.wake()
 	b.mu.Unlock()
@@ -156,6 +164,7 @@ func (r *row) Step(feed [][]int) ([][]float32, error) {
 		if res.err == nil {
 			r.held += len(f)
 		}
+		r.back = time.Now()
 		return [][]float32{res.logits}, res.err
 	case <-r.ctx.Done():
 		b.mu.Lock()
@@ -179,7 +188,7 @@ func (b *batcher) loop() {
 		logits, err := b.sess.Step(feed)
 		took := time.Since(began)
 		b.mu.Lock()
-		b.linger = min(maxLinger, max(minLinger, 2*took))
+		b.linger = min(maxLinger, max(minLinger, 2*took, 2*b.turn))
 		b.steps++
 		b.stepped += len(rows)
 		b.widest = max(b.widest, len(rows))

@@ -11,22 +11,29 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/artist-rl/artist/openai"
+	"github.com/artist-rl/artist/rollout"
 )
 
 // batchServer serves the tiny checkpoint as artist serve opens it and
-// returns the server itself too, whose batchers the tests inspect.
-func batchServer(t *testing.T) (*Server, *httptest.Server) {
+// returns the server itself too, whose batchers the tests inspect; each
+// of set changes the server before it serves.
+func batchServer(t *testing.T, set ...func(*Server)) (*Server, *httptest.Server) {
 	t.Helper()
 	s, err := Open(tinyCheckpoint(t), "tiny", 1, Limits{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, f := range set {
+		f(s)
+	}
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
+	t.Cleanup(s.gate.resume) // runs first: a test that fails while paused lets its requests end
 	return s, srv
 }
 
@@ -163,7 +170,8 @@ func TestBatchJoinMidDecode(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			s, srv := batchServer(t)
+			var armed atomic.Bool
+			s, srv := batchServer(t, func(s *Server) { s.gen = pauseAfterFirstToken(s, &armed) })
 			tc.long["max_tokens"] = s.context() - len(tc.long["prompt"].([]int)) // greedy: it runs to the end of the context
 			wantLong := completeIDs(t, srv.URL, tc.long)
 			var want [][]sampledChoice
@@ -172,10 +180,10 @@ func TestBatchJoinMidDecode(t *testing.T) {
 			}
 			b := s.current().batch
 			before := b.stats()
+			armed.Store(true) // the long request pauses generation after its first token
 			res, cancel := openStream(t, srv.URL, tc.long)
 			defer cancel()
 			first := readChunk(t, res) // the long request decodes
-			s.gate.pause()
 			got := make([][]sampledChoice, len(tc.joiner))
 			var wg sync.WaitGroup
 			for i, r := range tc.joiner {
@@ -198,6 +206,26 @@ func TestBatchJoinMidDecode(t *testing.T) {
 				t.Errorf("stats %+v (before %+v): no step held the long request and a joiner", st, before)
 			}
 			waitEmpty(t, b)
+		})
+	}
+}
+
+// pauseAfterFirstToken is a generator that samples as the model does;
+// the first request to start after armed is set pauses the gate once it
+// has emitted its first token, so that it is held between two tokens
+// however fast it decodes.
+func pauseAfterFirstToken(s *Server, armed *atomic.Bool) genFunc {
+	return func(ctx context.Context, req genRequest, emit func(string, []sampled)) (rollout.Completion, error) {
+		if !armed.CompareAndSwap(true, false) {
+			return s.modelGen(ctx, req, emit)
+		}
+		first := true
+		return s.modelGen(ctx, req, func(text string, toks []sampled) {
+			emit(text, toks)
+			if first {
+				first = false
+				s.gate.pause()
+			}
 		})
 	}
 }
