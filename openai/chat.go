@@ -88,6 +88,21 @@ type FunctionCall struct {
 	Arguments string `json:"arguments"`
 }
 
+// Object returns the call as one JSON object, {"name": …, "arguments":
+// {…}}, with empty arguments as {}; arguments that are not a JSON object
+// are an error naming the function.
+func (c FunctionCall) Object() (string, error) {
+	args := strings.TrimSpace(c.Arguments)
+	if args == "" {
+		args = "{}"
+	}
+	if !json.Valid([]byte(args)) || args[0] != '{' {
+		return "", fmt.Errorf("arguments of %s are not a JSON object: %.200q", c.Name, c.Arguments)
+	}
+	name, _ := json.Marshal(c.Name)
+	return `{"name": ` + string(name) + `, "arguments": ` + args + `}`, nil
+}
+
 // ChatCompletion is the answer to a non-streaming chat request.
 type ChatCompletion struct {
 	ID      string       `json:"id"`

@@ -91,24 +91,10 @@ func (r *Remote) Run(ctx context.Context, tasks []envs.Task, k int, rng *rand.Ra
 	if r.Tool == nil && r.Config.MaxToolCalls > 0 {
 		return nil, nil, errors.New("rollout: Remote.Tool is nil: set a tool or max_tool_calls: 0")
 	}
-	n := len(tasks) * k
-	trajs, toks, seeds := make([]*Trajectory, n), make([]int, n), make([]int64, n)
-	if r.Config.Temperature != 0 {
-		for i := range seeds {
-			seeds[i] = rng.Int63()
-		}
-	}
 	client := &openai.Client{URL: r.URL, HTTP: r.Client, Timeout: r.Timeout, Retries: r.Retries}
-	err := inParallel(ctx, n, r.Parallel, func(ctx context.Context, i int) error {
-		t := &Trajectory{Task: tasks[i/k], Group: i / k}
-		used, err := r.roll(ctx, client, t, seeds[i])
-		trajs[i], toks[i] = t, used
-		return err
+	return rollGroups(ctx, tasks, k, r.Parallel, r.Config.Temperature, rng, func(ctx context.Context, t *Trajectory, seed int64) (int, error) {
+		return r.roll(ctx, client, t, seed)
 	})
-	if err != nil {
-		return nil, nil, err
-	}
-	return trajs, toks, nil
 }
 
 // roll runs the tool loop of one trajectory and returns the completion

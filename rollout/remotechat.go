@@ -88,17 +88,28 @@ func (r *RemoteChat) Run(ctx context.Context, tasks []envs.Task, k int, rng *ran
 	if r.Tool == nil && r.Config.MaxToolCalls > 0 {
 		return nil, nil, errors.New("rollout: RemoteChat.Tool is nil: set a tool or max_tool_calls: 0")
 	}
+	client := &openai.Client{URL: r.URL, HTTP: r.Client, Timeout: r.Timeout, Retries: r.Retries, APIKey: r.APIKey}
+	return rollGroups(ctx, tasks, k, r.Parallel, r.Config.Temperature, rng, func(ctx context.Context, t *Trajectory, seed int64) (int, error) {
+		return r.roll(ctx, client, t, seed)
+	})
+}
+
+// rollGroups rolls out k trajectories per task with roll, grouped
+// contiguously, and returns them with the completion tokens of each. At a
+// temperature other than 0 each trajectory draws one seed from rng, in
+// order, before any is rolled out (rng may be nil at temperature 0). At
+// most par run at once, and the first error stops them (inParallel).
+func rollGroups(ctx context.Context, tasks []envs.Task, k, par int, temperature float64, rng *rand.Rand, roll func(ctx context.Context, t *Trajectory, seed int64) (int, error)) ([]*Trajectory, []int, error) {
 	n := len(tasks) * k
 	trajs, toks, seeds := make([]*Trajectory, n), make([]int, n), make([]int64, n)
-	if r.Config.Temperature != 0 {
+	if temperature != 0 {
 		for i := range seeds {
 			seeds[i] = rng.Int63()
 		}
 	}
-	client := &openai.Client{URL: r.URL, HTTP: r.Client, Timeout: r.Timeout, Retries: r.Retries, APIKey: r.APIKey}
-	err := inParallel(ctx, n, r.Parallel, func(ctx context.Context, i int) error {
+	err := inParallel(ctx, n, par, func(ctx context.Context, i int) error {
 		t := &Trajectory{Task: tasks[i/k], Group: i / k}
-		used, err := r.roll(ctx, client, t, seeds[i])
+		used, err := roll(ctx, t, seeds[i])
 		trajs[i], toks[i] = t, used
 		return err
 	})

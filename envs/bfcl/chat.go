@@ -38,17 +38,7 @@ func (Chat) Turn(t envs.Task, k int) (openai.ChatMessage, []openai.Tool, error) 
 
 // Input implements rollout.ChatAdapter: the call as the JSON object a
 // Session takes.
-func (Chat) Input(call openai.FunctionCall) (string, error) {
-	args := strings.TrimSpace(call.Arguments)
-	if args == "" {
-		args = "{}"
-	}
-	if !json.Valid([]byte(args)) || args[0] != '{' {
-		return "", fmt.Errorf("arguments of %s are not a JSON object: %.200q", call.Name, call.Arguments)
-	}
-	name, _ := json.Marshal(call.Name)
-	return `{"name": ` + string(name) + `, "arguments": ` + args + `}`, nil
-}
+func (Chat) Input(call openai.FunctionCall) (string, error) { return call.Object() }
 
 // splitDocs reads the layout Tasks writes (header, one JSON
 // documentation line per function, a blank line, the messages) into the

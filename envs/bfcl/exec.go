@@ -3,6 +3,7 @@ package bfcl
 import (
 	"errors"
 	"fmt"
+	"github.com/artist-rl/artist/internal/pyval"
 	"strings"
 )
 
@@ -177,32 +178,9 @@ func checkKind(qual string, p param, v any) error {
 		_, ok = v.(*Dict)
 	}
 	if !ok {
-		return raisef("%s() argument '%s' must be %s, not %s", qual, p.name, p.kind, TypeName(v))
+		return raisef("%s() argument '%s' must be %s, not %s", qual, p.name, p.kind, pyval.TypeName(v))
 	}
 	return nil
-}
-
-// TypeName is the Python type name of a value as package bfcl holds
-// Python values (None, bool, int, float, str, list, dict); any other
-// value is "object".
-func TypeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "NoneType"
-	case bool:
-		return "bool"
-	case int64:
-		return "int"
-	case float64:
-		return "float"
-	case string:
-		return "str"
-	case []any:
-		return "list"
-	case *Dict:
-		return "dict"
-	}
-	return "object"
 }
 
 // errWithheld is the result text for a call to a function not yet offered.

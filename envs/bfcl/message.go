@@ -102,7 +102,7 @@ func (m *messenger) send(a args) (any, error) {
 		return errDict(fmt.Sprintf("Receiver ID '%s' not found.", PyStr(r))), nil
 	}
 	if !pyval.Hashable(r) {
-		return nil, raisef("unhashable type: '%s'", TypeName(r))
+		return nil, raisef("unhashable type: '%s'", pyval.TypeName(r))
 	}
 	ids, _ := m.get("generated_ids").([]any)
 	id := m.rng.randint(10000, 99999)

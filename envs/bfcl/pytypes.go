@@ -1,6 +1,7 @@
 package bfcl
 
 import (
+	"github.com/artist-rl/artist/internal/pyval"
 	"math"
 	"strconv"
 	"strings"
@@ -22,7 +23,7 @@ func greaterThanInt(v any, n int64) (bool, error) {
 	case float64:
 		return x > float64(n), nil // NaN compares false, ∞ greater
 	}
-	return false, raisef("'>' not supported between instances of '%s' and 'int'", TypeName(v))
+	return false, raisef("'>' not supported between instances of '%s' and 'int'", pyval.TypeName(v))
 }
 
 // pyInt is Python's int(v): an int or bool as it is, a float truncated
@@ -49,7 +50,7 @@ func pyInt(v any) (int64, string) {
 		}
 		return 0, "invalid literal for int() with base 10: " + PyRepr(x)
 	}
-	return 0, "int() argument must be a string, a bytes-like object or a real number, not '" + TypeName(v) + "'"
+	return 0, "int() argument must be a string, a bytes-like object or a real number, not '" + pyval.TypeName(v) + "'"
 }
 
 // parseIntLiteral reads a decimal int as int() does: surrounding
@@ -68,7 +69,7 @@ func parseIntLiteral(s string) (int64, bool) {
 // count); anything else is the TypeError Python raises.
 func compare(op string, a, b any) (bool, error) {
 	if !isNumber(a) || !isNumber(b) {
-		return false, raisef("'%s' not supported between instances of '%s' and '%s'", op, TypeName(a), TypeName(b))
+		return false, raisef("'%s' not supported between instances of '%s' and '%s'", op, pyval.TypeName(a), pyval.TypeName(b))
 	}
 	switch op {
 	case "<":

@@ -2,6 +2,7 @@ package bfcl
 
 import (
 	"fmt"
+	"github.com/artist-rl/artist/internal/pyval"
 	"sort"
 	"strings"
 )
@@ -46,28 +47,8 @@ func (t *ticketAPI) methods() map[string]method {
 	}
 }
 
-func truthy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return x
-	case string:
-		return x != ""
-	case int64:
-		return x != 0
-	case float64:
-		return x != 0
-	case []any:
-		return len(x) > 0
-	case *Dict:
-		return x.Len() > 0
-	}
-	return true
-}
-
 func (t *ticketAPI) login(a args) (any, error) {
-	if truthy(a["username"]) && truthy(a["password"]) {
+	if pyval.Truthy(a["username"]) && pyval.Truthy(a["password"]) {
 		t.at.Set("current_user", a["username"])
 		return NewDict("success", true), nil
 	}

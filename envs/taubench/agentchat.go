@@ -51,17 +51,7 @@ func (agentChat) Turn(t envs.Task, k int) (openai.ChatMessage, []openai.Tool, er
 
 // Input implements rollout.ChatAdapter: the call as the JSON object a
 // Session takes (ParseActions).
-func (agentChat) Input(call openai.FunctionCall) (string, error) {
-	args := strings.TrimSpace(call.Arguments)
-	if args == "" {
-		args = "{}"
-	}
-	if !json.Valid([]byte(args)) || args[0] != '{' {
-		return "", fmt.Errorf("arguments of %s are not a JSON object: %.200q", call.Name, call.Arguments)
-	}
-	name, _ := json.Marshal(call.Name)
-	return `{"name": ` + string(name) + `, "arguments": ` + args + `}`, nil
-}
+func (agentChat) Input(call openai.FunctionCall) (string, error) { return call.Object() }
 
 // ChatTools returns the domain's tools (Tools, tools.json) as the tools
 // of a chat-completions request, in their order.

@@ -56,7 +56,7 @@ func searchDirectFlight(e *Env, a *pyval.Dict) (string, error) {
 func nextDay(date any) (string, error) {
 	s, ok := date.(string)
 	if !ok {
-		return "", errorf("'%s' object is not subscriptable", typeName(date))
+		return "", errorf("'%s' object is not subscriptable", pyval.TypeName(date))
 	}
 	tail := s
 	if len(s) > 2 {

@@ -8,27 +8,6 @@ import (
 // where the tools index or iterate them, with TypeError and KeyError texts
 // close to CPython's. The gold actions never reach the error paths.
 
-// typeName is Python's type(v).__name__.
-func typeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "NoneType"
-	case bool:
-		return "bool"
-	case int64, int:
-		return "int"
-	case float64:
-		return "float"
-	case string:
-		return "str"
-	case []any:
-		return "list"
-	case *pyval.Dict:
-		return "dict"
-	}
-	return "object"
-}
-
 // item is v[k] for a string key.
 func item(v any, k string) (any, error) {
 	switch x := v.(type) {
@@ -43,7 +22,7 @@ func item(v any, k string) (any, error) {
 	case string:
 		return nil, toolError("string indices must be integers, not 'str'")
 	}
-	return nil, errorf("'%s' object is not subscriptable", typeName(v))
+	return nil, errorf("'%s' object is not subscriptable", pyval.TypeName(v))
 }
 
 // iterList returns the elements a for loop over v visits: a list's
@@ -61,14 +40,14 @@ func iterList(v any) ([]any, error) {
 		}
 		return out, nil
 	}
-	return nil, errorf("'%s' object is not iterable", typeName(v))
+	return nil, errorf("'%s' object is not iterable", pyval.TypeName(v))
 }
 
 // has is Python's `k in d` for a dict d; an unhashable k raises.
 func has(d *pyval.Dict, k any) (bool, error) {
 	switch k.(type) {
 	case []any, *pyval.Dict:
-		return false, errorf("unhashable type: '%s'", typeName(k))
+		return false, errorf("unhashable type: '%s'", pyval.TypeName(k))
 	}
 	return d.Has(k), nil
 }
@@ -83,14 +62,14 @@ func less(a, b any) (bool, error) {
 	if okA && okB {
 		return sa < sb, nil
 	}
-	return false, errorf("'<' not supported between instances of '%s' and '%s'", typeName(a), typeName(b))
+	return false, errorf("'<' not supported between instances of '%s' and '%s'", pyval.TypeName(a), pyval.TypeName(b))
 }
 
 // arith applies a Python numeric operator, raising TypeError for
 // non-numbers as Python does.
 func arith(op string, a, b any) (any, error) {
 	if !pyval.IsNumber(a) || !pyval.IsNumber(b) {
-		return nil, errorf("unsupported operand type(s) for %s: '%s' and '%s'", op, typeName(a), typeName(b))
+		return nil, errorf("unsupported operand type(s) for %s: '%s' and '%s'", op, pyval.TypeName(a), pyval.TypeName(b))
 	}
 	switch op {
 	case "+":

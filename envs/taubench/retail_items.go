@@ -81,7 +81,7 @@ func planSwaps(e *Env, order, a *pyval.Dict) ([]itemSwap, any, error) {
 		if variant != nil {
 			avail, _ = variant.Get("available")
 		}
-		if !truthy(avail) {
+		if !pyval.Truthy(avail) {
 			return nil, nil, errorf("new item %s not found or available", pyval.Str(news[i]))
 		}
 		newPrice, _ := variant.Get("price")
@@ -90,27 +90,6 @@ func planSwaps(e *Env, order, a *pyval.Dict) ([]itemSwap, any, error) {
 		swaps = append(swaps, itemSwap{old: old, variant: variant})
 	}
 	return swaps, diff, nil
-}
-
-// truthy is Python's bool(v).
-func truthy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return x
-	case int64:
-		return x != 0
-	case float64:
-		return x != 0
-	case string:
-		return x != ""
-	case []any:
-		return len(x) > 0
-	case *pyval.Dict:
-		return x.Len() > 0
-	}
-	return true
 }
 
 // sortedStrings is sorted() of a list of ids.

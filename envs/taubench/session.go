@@ -51,7 +51,7 @@ func ParseActions(input string) ([]Action, error) {
 		}
 		kw, ok := args.(*pyval.Dict)
 		if args != nil && !ok {
-			return nil, fmt.Errorf("taubench: call %d (%s): \"arguments\" must be an object, got %s", i, d.Str("name"), typeName(args))
+			return nil, fmt.Errorf("taubench: call %d (%s): \"arguments\" must be an object, got %s", i, d.Str("name"), pyval.TypeName(args))
 		}
 		if kw == nil {
 			kw = pyval.NewDict()

@@ -40,13 +40,13 @@ func DecodeTasks(raw []byte) ([]Task, error) {
 	}
 	list, ok := v.([]any)
 	if !ok {
-		return nil, fmt.Errorf("taubench: a task file holds a JSON list of tasks, got %s", typeName(v))
+		return nil, fmt.Errorf("taubench: a task file holds a JSON list of tasks, got %s", pyval.TypeName(v))
 	}
 	tasks := make([]Task, len(list))
 	for i, x := range list {
 		d, ok := x.(*pyval.Dict)
 		if !ok {
-			return nil, fmt.Errorf("taubench: task %d: want an object, got %s", i, typeName(x))
+			return nil, fmt.Errorf("taubench: task %d: want an object, got %s", i, pyval.TypeName(x))
 		}
 		t := Task{Annotator: d.Str("annotator"), UserID: d.Str("user_id"), Instruction: d.Str("instruction")}
 		if t.Actions, err = decodeActions(d.List("actions")); err != nil {
@@ -55,7 +55,7 @@ func DecodeTasks(raw []byte) ([]Task, error) {
 		for _, o := range d.List("outputs") {
 			s, ok := o.(string)
 			if !ok {
-				return nil, fmt.Errorf("taubench: task %d: outputs must be strings, got %s", i, typeName(o))
+				return nil, fmt.Errorf("taubench: task %d: outputs must be strings, got %s", i, pyval.TypeName(o))
 			}
 			t.Outputs = append(t.Outputs, s)
 		}
@@ -69,7 +69,7 @@ func decodeActions(list []any) ([]Action, error) {
 	for j, x := range list {
 		d, ok := x.(*pyval.Dict)
 		if !ok {
-			return nil, fmt.Errorf("action %d: want an object with name and kwargs, got %s", j, typeName(x))
+			return nil, fmt.Errorf("action %d: want an object with name and kwargs, got %s", j, pyval.TypeName(x))
 		}
 		name, ok := d.Get("name")
 		if s, isStr := name.(string); !ok || !isStr || s == "" {

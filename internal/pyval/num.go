@@ -143,16 +143,7 @@ func Equal(a, b any) bool {
 		y, ok := b.(string)
 		return ok && x == y
 	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !Equal(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
+		return sameList(x, b, Equal)
 	case *Dict:
 		y, ok := b.(*Dict)
 		if !ok || x.Len() != y.Len() {
@@ -175,22 +166,28 @@ func Equal(a, b any) bool {
 	return false
 }
 
+// sameList reports whether b is a list of x's length whose items match
+// x's in order by same.
+func sameList(x []any, b any, same func(a, b any) bool) bool {
+	y, ok := b.([]any)
+	if !ok || len(x) != len(y) {
+		return false
+	}
+	for i := range x {
+		if !same(x[i], y[i]) {
+			return false
+		}
+	}
+	return true
+}
+
 // Identical reports whether a and b are equal and also agree in every
 // number's type (1 and 1.0 differ, True and 1 differ) and every dict's key
 // order: whether their JSON and repr texts are the same.
 func Identical(a, b any) bool {
 	switch x := a.(type) {
 	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !Identical(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
+		return sameList(x, b, Identical)
 	case *Dict:
 		y, ok := b.(*Dict)
 		if !ok || x.Len() != y.Len() {

@@ -2,6 +2,7 @@ package derive
 
 import (
 	"fmt"
+	"github.com/artist-rl/artist/internal/pyval"
 	"math"
 
 	"github.com/artist-rl/artist/envs/bfcl"
@@ -223,7 +224,7 @@ func toFloat(v any) (float64, bool) {
 func typeName(v any) string {
 	switch v.(type) {
 	case nil, bool, int64, float64, string, []any, *bfcl.Dict:
-		return bfcl.TypeName(v)
+		return pyval.TypeName(v)
 	case bfcl.Ellipsis:
 		return "ellipsis"
 	case *pySetVal:
