@@ -19,12 +19,13 @@ const rowsBlockBytes = 128 << 10
 // The rows go in groups of four (zero rows added to the last). On a CPU
 // with AVX2 and FMA, and k a multiple of 8, each group meets w three rows
 // at a time (rows4x3FMA): eight lanes of fused multiply-adds, the lanes
-// added up in a fixed order. Otherwise each group meets w one row at a
-// time (dot4): eight lanes of products then sums (no fused multiply-add),
+// added up in a fixed order; with AVX-512 and k a multiple of 16, sixteen
+// lanes (rows4x3AVX512). Otherwise each group meets w one row at a time
+// (dot4): eight lanes of products then sums (no fused multiply-add),
 // added up in the same order, in AVX2 or portable Go with the same
-// results. The two ways differ by float32 rounding, so a row's numbers
+// results. The three ways differ by float32 rounding, so a row's numbers
 // are the same on every machine of one kind, not across kinds; on one
-// machine they depend only on the row, k and n's contents.
+// machine they depend only on the row, w and k.
 func (b *Backend) LinearRows(m, n, k int, a, w, y backend.Tensor) {
 	aa, ww, yy := host(a)[:m*k], host(w)[:n*k], host(y)[:m*n]
 	if m == 0 || n == 0 {
@@ -57,13 +58,17 @@ func (b *Backend) LinearRows(m, n, k int, a, w, y backend.Tensor) {
 // LinearRows says: the kernel that computes it depends only on k.
 func rowsBlock(k int, x, w []float32, j0, j1 int, y []float32, n, rows int) {
 	if hasFMA && k%8 == 0 {
+		kernel := rows4x3FMA
+		if hasAVX512 && k%16 == 0 {
+			kernel = rows4x3AVX512
+		}
 		var out [12]float32 // [4, 3]
 		for j := j0; j < j1; {
 			cols, ldw := 3, k
 			if j+3 > j1 {
 				cols, ldw = 1, 0 // the last one or two rows of w, one at a time
 			}
-			rows4x3FMA(k, &x[0], &w[j*k], ldw, &out[0])
+			kernel(k, &x[0], &w[j*k], ldw, &out[0])
 			for r := range rows {
 				copy(y[r*n+j:r*n+j+cols], out[3*r:3*r+cols])
 			}

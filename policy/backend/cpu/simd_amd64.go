@@ -29,6 +29,19 @@ var hasAVX2 = func() bool {
 	return b7&(1<<5) != 0
 }()
 
+// hasAVX512 reports whether the CPU has AVX-512 Foundation and the OS
+// saves the opmask and ZMM state (rows4x3AVX512).
+var hasAVX512 = func() bool {
+	if !hasFMA {
+		return false
+	}
+	if xcr0, _ := xgetbv(); xcr0&0xe6 != 0xe6 {
+		return false
+	}
+	_, b7, _, _ := cpuid(7, 0)
+	return b7&(1<<16) != 0
+}()
+
 // hasFMA reports whether the CPU has AVX2 and fused multiply-add (FMA3).
 var hasFMA = func() bool {
 	_, _, c1, _ := cpuid(1, 0)
@@ -79,3 +92,9 @@ func dot4AVX2(k int, x *float32, w *float32, out *float32)
 //
 //go:noescape
 func rows4x3FMA(k int, x *float32, w *float32, ldw int, out *float32)
+
+// rows4x3AVX512 is rows4x3FMA in sixteen lanes, lanes l and l+8 added
+// first; k is a positive multiple of 16.
+//
+//go:noescape
+func rows4x3AVX512(k int, x *float32, w *float32, ldw int, out *float32)

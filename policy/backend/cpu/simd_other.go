@@ -12,6 +12,9 @@ const hasAVX2 = false
 // architecture.
 const hasFMA = false
 
+// hasAVX512 is false: there is no AVX-512 kernel on this architecture.
+const hasAVX512 = false
+
 // expSlice replaces every x[i] by Exp32(x[i]).
 func expSlice(x []float32) { expSliceGo(x) }
 
@@ -28,4 +31,9 @@ func dot4AVX2(k int, x *float32, w *float32, out *float32) {
 // rows4x3FMA is never called without FMA.
 func rows4x3FMA(k int, x *float32, w *float32, ldw int, out *float32) {
 	panic("cpu: rows4x3FMA needs amd64 with AVX2 and FMA")
+}
+
+// rows4x3AVX512 is never called without AVX-512.
+func rows4x3AVX512(k int, x *float32, w *float32, ldw int, out *float32) {
+	panic("cpu: rows4x3AVX512 needs amd64 with AVX-512")
 }
