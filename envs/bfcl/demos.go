@@ -41,16 +41,25 @@ func (s *Set) Demonstrations(ctx context.Context, req family.DemoRequest) ([]rol
 			}
 			input := "[" + strings.Join(calls, ", ") + "]"
 			res := sess.Call(ctx, input)
-			d.Segments = append(d.Segments,
-				rollout.Segment{Text: format.Block(f.Think, "I will call "+strings.Join(CallNames(calls), ", ")+".") + format.Block(f.Code, input)},
-				rollout.Segment{Text: format.ResultBlock(f, res.Output), Tool: true},
-				rollout.Segment{Text: "Done." + req.EOS})
+			plan := format.Block(f.Think, "I will call "+strings.Join(CallNames(calls), ", ")+".")
+			d.Segments = append(d.Segments, CallSegments(f, plan, input, res.Output, req.EOS)...)
 		}
 		sess.Close()
 		demos[i] = d
 		req.Report(i+1, len(demos))
 	}
 	return demos, nil
+}
+
+// CallSegments are a demonstration's turn that calls: plan then the
+// call block of input, the result block of output (masked), and "Done."
+// ending the turn with eos.
+func CallSegments(f format.Format, plan, input, output, eos string) []rollout.Segment {
+	return []rollout.Segment{
+		{Text: plan + format.Block(f.Code, input)},
+		{Text: format.ResultBlock(f, output), Tool: true},
+		{Text: "Done." + eos},
+	}
 }
 
 // CallNames are the function names of call strings ("f(a=1)"), in order.

@@ -53,10 +53,7 @@ func (s *Set) Demonstrations(ctx context.Context, req family.DemoRequest) ([]rol
 				return nil, fmt.Errorf("fcsynth: demonstrations: %s turn %d: %s failed: %s", e.ID, k, input, res.Error)
 			}
 			d.UsesTool = true
-			d.Segments = append(d.Segments,
-				rollout.Segment{Text: plan + format.Block(f.Code, input)},
-				rollout.Segment{Text: format.ResultBlock(f, res.Output), Tool: true},
-				rollout.Segment{Text: "Done." + req.EOS})
+			d.Segments = append(d.Segments, bfcl.CallSegments(f, plan, input, res.Output, req.EOS)...)
 		}
 		sess.Close()
 		demos[i] = d

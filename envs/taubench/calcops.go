@@ -11,11 +11,7 @@ func calcBinary(op string, a, b calcValue) (calcValue, error) {
 	if a.i != nil && b.i != nil {
 		return intBinary(op, a.i, b.i)
 	}
-	x, err := a.float()
-	if err != nil {
-		return calcValue{}, err
-	}
-	y, err := b.float()
+	x, y, err := floats(a, b)
 	if err != nil {
 		return calcValue{}, err
 	}
@@ -99,11 +95,7 @@ func calcPow(a, b calcValue) (calcValue, error) {
 		}
 		return calcValue{i: new(big.Int).Exp(a.i, b.i, nil)}, nil
 	}
-	x, err := a.float()
-	if err != nil {
-		return calcValue{}, err
-	}
-	y, err := b.float()
+	x, y, err := floats(a, b)
 	if err != nil {
 		return calcValue{}, err
 	}
@@ -118,4 +110,16 @@ func calcPow(a, b calcValue) (calcValue, error) {
 		return calcValue{}, toolError("(34, 'Numerical result out of range')")
 	}
 	return calcValue{f: r}, nil
+}
+
+// floats converts both operands to floats, as Python does for a mixed or
+// float operation; an int too large for a float is an error.
+func floats(a, b calcValue) (x, y float64, err error) {
+	if x, err = a.float(); err != nil {
+		return 0, 0, err
+	}
+	if y, err = b.float(); err != nil {
+		return 0, 0, err
+	}
+	return x, y, nil
 }
