@@ -53,24 +53,17 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) error {
 	base := openai.ChatChunk{ID: fmt.Sprintf("chatcmpl-%d", id), Object: "chat.completion.chunk", Created: time.Now().Unix(), Model: s.name, WeightVersion: wt.version}
 	out := newChunkSink[openai.ChatChunk](w, in.Stream)
 	seed := s.seedOf(in.Seed)
-	used := make([]int, n)
-	err = eachChoice(r.Context(), n, func(ctx context.Context, i int) error {
+	usage, err := runChoices(r.Context(), len(ids), n, func(ctx context.Context, i int) (int, error) {
 		c := chatChoice{s: s, base: base, index: i, prefix: p.prefix, tools: p.tools, logprobs: in.Logprobs, tokenIDs: in.ReturnTokenIDs, send: out.send}
-		var err error
-		used[i], err = c.run(ctx, genRequest{prompt: ids, cfg: cfg, seed: seed + int64(i), top: top, w: wt})
-		return err
+		return c.run(ctx, genRequest{prompt: ids, cfg: cfg, seed: seed + int64(i), top: top, w: wt})
 	})
 	if err != nil {
 		return out.fail(err)
 	}
-	usage := usageOf(len(ids), used)
 	if in.Stream {
-		if in.StreamOptions != nil && in.StreamOptions.IncludeUsage {
-			last := base
-			last.Choices, last.Usage = []openai.ChunkChoice{}, &usage
-			out.send(last)
-		}
-		return out.done()
+		last := base
+		last.Choices, last.Usage = []openai.ChunkChoice{}, &usage
+		return out.end(in.StreamOptions, last)
 	}
 	answer := openai.ChatCompletion{ID: base.ID, Object: "chat.completion", Created: base.Created, Model: s.name,
 		Choices: joinChat(out.chunks, n), Usage: usage, WeightVersion: wt.version}

@@ -34,24 +34,17 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) error {
 	base := openai.CompletionChunk{ID: fmt.Sprintf("cmpl-%d", s.nextID()), Object: "text_completion", Created: time.Now().Unix(), Model: s.name, WeightVersion: wt.version}
 	out := newChunkSink[openai.CompletionChunk](w, in.Stream)
 	seed := s.seedOf(in.Seed)
-	used := make([]int, n)
-	err = eachChoice(r.Context(), n, func(ctx context.Context, i int) error {
+	usage, err := runChoices(r.Context(), len(ids), n, func(ctx context.Context, i int) (int, error) {
 		c := completionChoice{s: s, base: base, index: i, text: text, logprobs: in.Logprobs != nil, tokenIDs: in.ReturnTokenIDs, send: out.send}
-		var err error
-		used[i], err = c.run(ctx, genRequest{prompt: ids, cfg: cfg, seed: seed + int64(i), top: top, w: wt})
-		return err
+		return c.run(ctx, genRequest{prompt: ids, cfg: cfg, seed: seed + int64(i), top: top, w: wt})
 	})
 	if err != nil {
 		return out.fail(err)
 	}
-	usage := usageOf(len(ids), used)
 	if in.Stream {
-		if in.StreamOptions != nil && in.StreamOptions.IncludeUsage {
-			last := base
-			last.Choices, last.Usage = []openai.StreamChoice{}, &usage
-			out.send(last)
-		}
-		return out.done()
+		last := base
+		last.Choices, last.Usage = []openai.StreamChoice{}, &usage
+		return out.end(in.StreamOptions, last)
 	}
 	answer := openai.Completion{ID: base.ID, Object: base.Object, Created: base.Created, Model: s.name, Choices: joinCompletions(out.chunks, n), Usage: usage, WeightVersion: wt.version}
 	if in.ReturnTokenIDs {
@@ -61,15 +54,25 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// usageOf is the usage of a request: a prompt of prompt tokens and
-// choices of used[i] tokens.
-func usageOf(prompt int, used []int) openai.Usage {
+// runChoices runs the n choices of a request on a prompt of prompt
+// tokens at once (eachChoice), each returning the completion tokens it
+// used, and returns the request's usage or the first error.
+func runChoices(ctx context.Context, prompt, n int, choice func(ctx context.Context, i int) (int, error)) (openai.Usage, error) {
+	used := make([]int, n)
+	err := eachChoice(ctx, n, func(ctx context.Context, i int) error {
+		var err error
+		used[i], err = choice(ctx, i)
+		return err
+	})
+	if err != nil {
+		return openai.Usage{}, err
+	}
 	u := openai.Usage{PromptTokens: prompt}
-	for _, n := range used {
-		u.CompletionTokens += n
+	for _, k := range used {
+		u.CompletionTokens += k
 	}
 	u.TotalTokens = u.PromptTokens + u.CompletionTokens
-	return u
+	return u, nil
 }
 
 // completionSampling checks a completion request's sampling fields for a

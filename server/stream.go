@@ -71,6 +71,15 @@ func (k *chunkSink[T]) done() error {
 	return nil
 }
 
+// end ends a stream: with stream_options.include_usage first the chunk
+// last, which holds the usage and no choices, then [DONE].
+func (k *chunkSink[T]) end(opts *openai.StreamOptions, last T) error {
+	if opts != nil && opts.IncludeUsage {
+		k.send(last)
+	}
+	return k.done()
+}
+
 // fail reports err: as the answer's status before a stream began, else as
 // an error event that ends the stream.
 func (k *chunkSink[T]) fail(err error) error {
