@@ -3,6 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"runtime/debug"
+	"strings"
 
 	"github.com/artist-rl/artist/internal/memplan"
 	"github.com/artist-rl/artist/internal/sysmem"
@@ -84,8 +87,39 @@ func capSeqs(n, micro int) int {
 }
 
 // checkPlan prints plan on w with the memory available and refuses a plan
-// that exceeds it, unless force.
+// that exceeds it, unless force. A plan that runs (see heapLimit) also
+// bounds the Go heap.
 func checkPlan(w io.Writer, plan memplan.Plan, force bool) error {
+	if err := checkPlanFits(w, plan, force); err != nil {
+		return err
+	}
+	if limit := heapLimit(plan); limit > 0 && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(limit)
+		fmt.Fprintf(w, "  %-32s %10s  (GOMEMLIMIT overrides)\n", "Go heap limit", memplan.MiB(limit))
+	}
+	return nil
+}
+
+// heapLimit is the soft limit of the Go heap for plan: the plan's terms
+// that live on the heap (all but the training graph's activations, which
+// are kept outside it) and a tenth more, at least 256 MiB more; 0 (none)
+// under 1 GiB. Without it the collector lets garbage grow as large as
+// the live heap, which with a model's weights, gradients and moments on
+// it is gigabytes beyond the plan.
+func heapLimit(plan memplan.Plan) int64 {
+	var heap int64
+	for _, t := range plan.Terms {
+		if !strings.HasPrefix(t.Name, "activations") {
+			heap += t.Bytes
+		}
+	}
+	if heap < 1<<30 {
+		return 0
+	}
+	return heap + max(heap/10, 256<<20)
+}
+
+func checkPlanFits(w io.Writer, plan memplan.Plan, force bool) error {
 	avail, source, err := sysmem.Available()
 	if err != nil {
 		fmt.Fprintf(w, "memory plan: %v; not checked\n", err)

@@ -181,3 +181,21 @@ func TestTrainPlanWithLoRA(t *testing.T) {
 		t.Errorf("with a full warm start the plan is the warm start's: %s", names(warm))
 	}
 }
+
+// TestHeapLimit checks the Go heap's limit of a plan: the terms other
+// than the activations and a tenth more (at least 256 MiB), none under
+// 1 GiB.
+func TestHeapLimit(t *testing.T) {
+	for i, tc := range []struct {
+		terms []memplan.Term
+		want  int64
+	}{
+		{[]memplan.Term{{Name: "weights (f32)", Bytes: 500 << 20}, {Name: "activations (8 x 64 tokens)", Bytes: 4 << 30}}, 0},
+		{[]memplan.Term{{Name: "weights (f32)", Bytes: 2 << 30}, {Name: "activations (8 x 64 tokens)", Bytes: 4 << 30}}, 2<<30 + 256<<20},
+		{[]memplan.Term{{Name: "weights (f32)", Bytes: 6 << 30}, {Name: "gradients", Bytes: 4 << 30}}, 11 << 30},
+	} {
+		if got := heapLimit(memplan.Plan{Terms: tc.terms}); got != tc.want {
+			t.Errorf("case %d: heap limit %d, want %d", i, got, tc.want)
+		}
+	}
+}
