@@ -3,8 +3,8 @@
 # on one rollout server: `artist serve` on a warm-start checkpoint of the
 # default task, pinned to one core, and the trainer pinned to another,
 # each with GOMAXPROCS=1 and OPENBLAS_NUM_THREADS=1 (the sandbox's worker
-# processes inherit the trainer's core). It runs the same STEPS GRPO steps
-# twice from that checkpoint on the server: synchronously (max_staleness
+# processes inherit the trainer's core unless SANDBOX_CORE says otherwise).
+# It runs the same STEPS GRPO steps twice from that checkpoint on the server: synchronously (max_staleness
 # 0: each side measured alone) and with max_staleness 1 (the server
 # generates step s+1 while the trainer updates step s). The rollout side
 # of a synchronous step is its draw: the weight push, the generation with
@@ -20,7 +20,8 @@
 #
 # which is 1 for a perfect overlap and (rollout + trainer) / max for none.
 # TRAINER_PROCS=N gives the trainer N Go threads (GOMAXPROCS) on its one
-# core (default 1).
+# core (default 1); SANDBOX_CORE=C runs the sandbox's workers on core C
+# (tool.sandbox.cpus) instead of the trainer's.
 #
 #	scripts/bench-overlap.sh [STEPS] [WARM_RUN]
 #
@@ -32,6 +33,8 @@ set -euo pipefail
 steps=${1:-16}
 warm=${2:-}
 trainer_procs=${TRAINER_PROCS:-1}
+extra=()
+[ -n "${SANDBOX_CORE:-}" ] && extra+=(-set "tool.sandbox.cpus=[$SANDBOX_CORE]")
 root=$(git rev-parse --show-toplevel)
 cfg="$root/configs/tiny-tool-arith.yaml"
 tmp=$(mktemp -d)
@@ -60,7 +63,7 @@ for k in 0 1; do
 	cp -r "$warm" "$tmp/k$k"
 	(one 1 "$trainer_procs" "$tmp/artist" train -config "$cfg" -set run_dir="$tmp/k$k" -set grpo.steps=$((start + steps)) \
 		-set grpo.max_staleness=$k -set "rollout.servers=[http://127.0.0.1:$port]" \
-		-set eval.every=0 -set eval.size=16 -set checkpoint.every=0) >"$tmp/k$k.log"
+		-set eval.every=0 -set eval.size=16 -set checkpoint.every=0 "${extra[@]}") >"$tmp/k$k.log"
 done
 if [ -n "${KEEP:-}" ]; then # KEEP=DIR keeps both runs' metrics and logs
 	mkdir -p "$KEEP"

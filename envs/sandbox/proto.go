@@ -33,10 +33,26 @@ type message interface {
 type hello struct {
 	maxOutput int
 	memory    int64
+	cpus      []int // the CPUs the worker runs on; empty: those it inherits
 }
 
-func (h *hello) encode(e *encoder) { e.uint(uint64(h.maxOutput)); e.uint(uint64(h.memory)) }
-func (h *hello) decode(d *decoder) { h.maxOutput = int(d.uint()); h.memory = int64(d.uint()) }
+func (h *hello) encode(e *encoder) {
+	e.uint(uint64(h.maxOutput))
+	e.uint(uint64(h.memory))
+	e.uint(uint64(len(h.cpus)))
+	for _, c := range h.cpus {
+		e.uint(uint64(c))
+	}
+}
+
+func (h *hello) decode(d *decoder) {
+	h.maxOutput = int(d.uint())
+	h.memory = int64(d.uint())
+	n := d.uint()
+	for i := uint64(0); i < n && d.err == nil; i++ {
+		h.cpus = append(h.cpus, int(d.uint()))
+	}
+}
 
 // ready is the worker's answer to hello: empty once its limits are set.
 type ready struct{ err string }

@@ -36,6 +36,11 @@ type Config struct {
 	// later calls see the definitions of earlier ones. Default false: every
 	// call starts from a fresh interpreter, as in the paper.
 	Stateful bool `yaml:"stateful"`
+	// CPUs are the CPUs (numbered as the kernel numbers them) that the
+	// worker processes run on, e.g. [0] to keep model-written code off the
+	// cores of a trainer's update while rollouts overlap it. Empty (the
+	// default): the CPUs the process that starts them may use. Linux only.
+	CPUs []int `yaml:"cpus"`
 }
 
 // DefaultConfig returns the documented defaults.
@@ -59,6 +64,11 @@ func (c Config) Validate() error {
 		return fmt.Errorf("sandbox: memory must be at least %d bytes (64 MiB), got %d; the default is 536870912 (512 MiB)", minMemory, c.Memory)
 	case c.Workers < 0:
 		return fmt.Errorf("sandbox: workers must be 0 (one per CPU) or more, got %d", c.Workers)
+	}
+	for _, cpu := range c.CPUs {
+		if cpu < 0 {
+			return fmt.Errorf("sandbox: cpus holds %d; list CPU numbers from 0, as taskset and /proc/cpuinfo number them", cpu)
+		}
 	}
 	return nil
 }
@@ -129,7 +139,7 @@ func New(cfg Config) (*Sandbox, error) {
 	if memory == 0 {
 		memory = defaultMemory
 	}
-	s := &Sandbox{cfg: cfg, pool: newPool(hello{maxOutput: cfg.MaxOutput, memory: memory}, n)}
+	s := &Sandbox{cfg: cfg, pool: newPool(hello{maxOutput: cfg.MaxOutput, memory: memory, cpus: cfg.CPUs}, n)}
 	runtime.AddCleanup(s, func(p *pool) { p.close() }, s.pool)
 	return s, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -356,6 +357,8 @@ func TestConfig(t *testing.T) {
 		{"negative max_output", "max_output: -1\n", Config{Timeout: 2 * time.Second, MaxOutput: -1, Memory: def.Memory}, "sandbox: max_output must be at least 1"},
 		{"memory too small", "memory: 1000\n", Config{Timeout: 2 * time.Second, MaxOutput: 4096, Memory: 1000}, "sandbox: memory must be at least 67108864"},
 		{"negative workers", "workers: -1\n", Config{Timeout: 2 * time.Second, MaxOutput: 4096, Memory: def.Memory, Workers: -1}, "sandbox: workers must be 0"},
+		{"cpus", "cpus: [0]\n", Config{Timeout: 2 * time.Second, MaxOutput: 4096, Memory: def.Memory, CPUs: []int{0}}, ""},
+		{"negative cpu", "cpus: [-1]\n", Config{Timeout: 2 * time.Second, MaxOutput: 4096, Memory: def.Memory, CPUs: []int{-1}}, "sandbox: cpus holds -1"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -365,7 +368,7 @@ func TestConfig(t *testing.T) {
 			if err := dec.Decode(&cfg); err != nil && err != io.EOF {
 				t.Fatal(err)
 			}
-			if cfg != tc.want {
+			if !reflect.DeepEqual(cfg, tc.want) {
 				t.Errorf("decoded %+v, want %+v", cfg, tc.want)
 			}
 			s, err := New(cfg)

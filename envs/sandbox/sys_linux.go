@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // maxOpenFiles is a worker's descriptor limit: what it holds at start
@@ -104,4 +106,30 @@ func killGroup(pid int) error {
 func cpuLimitHit(state *os.ProcessState) bool {
 	ws, ok := state.Sys().(syscall.WaitStatus)
 	return ok && ws.Signaled() && ws.Signal() == syscall.SIGXCPU
+}
+
+// pinCPUs restricts every thread of the calling worker to cpus (threads
+// started later inherit it); empty cpus changes nothing.
+func pinCPUs(cpus []int) error {
+	if len(cpus) == 0 {
+		return nil
+	}
+	var set unix.CPUSet
+	for _, c := range cpus {
+		set.Set(c)
+	}
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return fmt.Errorf("sandbox: cpus: %w", err)
+	}
+	for _, t := range tasks {
+		tid, err := strconv.Atoi(t.Name())
+		if err != nil {
+			continue
+		}
+		if err := unix.SchedSetaffinity(tid, &set); err != nil && err != unix.ESRCH {
+			return fmt.Errorf("sandbox: cpus %v: %w (list CPUs this process may run on; taskset -p $$ shows them)", cpus, err)
+		}
+	}
+	return nil
 }

@@ -3,6 +3,7 @@
 package sandbox
 
 import (
+	"errors"
 	"os"
 	"runtime/debug"
 	"syscall"
@@ -39,3 +40,11 @@ func killGroup(pid int) error {
 
 // cpuLimitHit is false: no CPU-time limit is set outside Linux.
 func cpuLimitHit(*os.ProcessState) bool { return false }
+
+// pinCPUs refuses a CPU list outside Linux.
+func pinCPUs(cpus []int) error {
+	if len(cpus) > 0 {
+		return errors.New("sandbox: cpus is supported on Linux only; leave it empty")
+	}
+	return nil
+}

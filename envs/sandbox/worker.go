@@ -41,6 +41,10 @@ func serveWorker(in io.Reader, out io.Writer) int {
 	if err := readMsg(in, &h); err != nil {
 		return 3
 	}
+	if err := pinCPUs(h.cpus); err != nil {
+		_ = writeMsg(out, &ready{err: err.Error()})
+		return 3
+	}
 	if err := applyLimits(h.memory); err != nil {
 		_ = writeMsg(out, &ready{err: err.Error()})
 		return 3
