@@ -2,9 +2,10 @@
 # Measures the overlap of generation and training (grpo.max_staleness 1)
 # on one rollout server: `artist serve` on a warm-start checkpoint of the
 # default task, pinned to one core, and the trainer pinned to another,
-# each with GOMAXPROCS=1 and OPENBLAS_NUM_THREADS=1 (the sandbox's worker
-# processes inherit the trainer's core unless SANDBOX_CORE says otherwise).
-# It runs the same STEPS GRPO steps twice from that checkpoint on the server: synchronously (max_staleness
+# each with GOMAXPROCS=1 and OPENBLAS_NUM_THREADS=1, and the sandbox's
+# worker processes (the policy's tool calls) on the server's core, on the
+# rollout side (tool.sandbox.cpus). It runs the same STEPS GRPO steps
+# twice from that checkpoint on the server: synchronously (max_staleness
 # 0: each side measured alone) and with max_staleness 1 (the server
 # generates step s+1 while the trainer updates step s). The rollout side
 # of a synchronous step is its draw: the weight push, the generation with
@@ -21,7 +22,8 @@
 # which is 1 for a perfect overlap and (rollout + trainer) / max for none.
 # TRAINER_PROCS=N gives the trainer N Go threads (GOMAXPROCS) on its one
 # core (default 1); SANDBOX_CORE=C runs the sandbox's workers on core C
-# (tool.sandbox.cpus) instead of the trainer's.
+# (default 0, the server's; 1 is the trainer's, empty leaves them on the
+# trainer's core as its children).
 #
 #	scripts/bench-overlap.sh [STEPS] [WARM_RUN]
 #
@@ -34,7 +36,8 @@ steps=${1:-16}
 warm=${2:-}
 trainer_procs=${TRAINER_PROCS:-1}
 extra=()
-[ -n "${SANDBOX_CORE:-}" ] && extra+=(-set "tool.sandbox.cpus=[$SANDBOX_CORE]")
+sandbox_core=${SANDBOX_CORE-0}
+[ -n "$sandbox_core" ] && extra+=(-set "tool.sandbox.cpus=[$sandbox_core]")
 root=$(git rev-parse --show-toplevel)
 cfg="$root/configs/tiny-tool-arith.yaml"
 tmp=$(mktemp -d)
