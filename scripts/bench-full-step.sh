@@ -17,7 +17,8 @@
 #   SIDES="go torch"      which sides to run
 #   PYTHON=/usr/bin/python3
 #   ARTIST=               a built artist binary to time (default: build this tree)
-# OPENBLAS_CORETYPE, when set, selects the OpenBLAS kernels of both sides.
+# OPENBLAS_CORETYPE selects the OpenBLAS kernels of both sides (default:
+# Haswell on a CPU with AVX2 and FMA, as artist chooses).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -32,6 +33,12 @@ PY_BLAS_THREADS=${PY_BLAS_THREADS:-1}
 PY_OMP_WAIT=${PY_OMP_WAIT:-passive}
 SIDES=${SIDES:-go torch}
 PYTHON=${PYTHON:-/usr/bin/python3}
+# Both sides on the same OpenBLAS kernels: artist asks for the Haswell
+# ones on a CPU with AVX2 and FMA (cpu.OpenBLASCoreType), so PyTorch is
+# asked for them too unless OPENBLAS_CORETYPE says otherwise.
+if [ -z "${OPENBLAS_CORETYPE:-}" ] && grep -qw avx2 /proc/cpuinfo 2>/dev/null && grep -qw fma /proc/cpuinfo; then
+	export OPENBLAS_CORETYPE=Haswell
+fi
 
 die() { echo "bench-full-step: $*" >&2; exit 1; }
 case "${1:-}" in

@@ -32,8 +32,11 @@ const openBLASInstall = "install OpenBLAS (Debian/Ubuntu: apt-get install libope
 // spin between calls and fight Go's goroutines for the cores, which makes
 // small models slower. With the variable set, the library threads as told
 // and products go to it whole.
+//
+// On a CPU with AVX2 and FMA, OpenBLAS is asked for its Haswell kernels
+// unless OPENBLAS_CORETYPE names others (see OpenBLASCoreType).
 func OpenOpenBLAS() (*Backend, error) {
-	lib, err := backend.LoadLibrary(OpenBLASLibraryEnv, "libopenblas.so.0", "libopenblas.so")
+	lib, err := loadOpenBLAS()
 	if err != nil {
 		return nil, fmt.Errorf("openblas: %w; %s", err, openBLASInstall)
 	}
@@ -70,6 +73,27 @@ func OpenOpenBLAS() (*Backend, error) {
 		return backend.Info{Name: "openblas", Threads: threads, LibraryThreads: lt, Core: cString(coreName()), Library: lib.Name}
 	}
 	return be, nil
+}
+
+// OpenBLASCoreType is the kernel type OpenBLAS is asked for on CPUs with
+// AVX2 and FMA when OPENBLAS_CORETYPE is not set. One type on every such
+// CPU means one set of sums: a seed gives the same run on Intel and AMD
+// machines (OpenBLAS's Zen kernels give the same bits as these). It also
+// keeps OpenBLAS off its SSE3 Prescott kernels, which it falls back to on
+// CPUs it does not recognise, as in many virtual machines, and which are
+// several times slower. OPENBLAS_CORETYPE, when set, wins (SkylakeX, say,
+// for AVX-512 kernels, whose sums differ).
+const OpenBLASCoreType = "Haswell"
+
+// loadOpenBLAS loads the library, with OPENBLAS_CORETYPE set to
+// OpenBLASCoreType while it starts when the CPU has AVX2 and FMA and the
+// variable is not set (OpenBLAS reads it once, as it loads).
+func loadOpenBLAS() (*backend.Library, error) {
+	if _, set := os.LookupEnv("OPENBLAS_CORETYPE"); !set && hasFMA {
+		os.Setenv("OPENBLAS_CORETYPE", OpenBLASCoreType)
+		defer os.Unsetenv("OPENBLAS_CORETYPE")
+	}
+	return backend.LoadLibrary(OpenBLASLibraryEnv, "libopenblas.so.0", "libopenblas.so")
 }
 
 // threadsSet reports whether the environment sets OpenBLAS's thread count.

@@ -1,9 +1,12 @@
 package cpu
 
 import (
+	"fmt"
 	"math"
 	"math/rand"
 	"os"
+	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -185,4 +188,47 @@ func BenchmarkMatMul(b *testing.B) {
 			})
 		}
 	}
+}
+
+// TestOpenBLASCoreType checks, each in a fresh process (OpenBLAS picks its
+// kernels once, as it loads), that a CPU with AVX2 and FMA gets
+// OpenBLASCoreType when OPENBLAS_CORETYPE is not set, that a value the
+// user sets wins, and that the variable does not outlive the load.
+func TestOpenBLASCoreType(t *testing.T) {
+	openBLASOrSkip(t)
+	if !hasFMA {
+		t.Skip("no AVX2 and FMA on this CPU: OpenBLAS chooses its kernels itself")
+	}
+	tests := []struct{ env, want string }{
+		{"", OpenBLASCoreType},
+		{"Prescott", "Prescott"},
+	}
+	for _, tc := range tests {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestOpenBLASCoreTypeChild$")
+		cmd.Env = append(os.Environ(), "ARTIST_CORETYPE_CHILD=1")
+		cmd.Env = slices.DeleteFunc(cmd.Env, func(kv string) bool { return strings.HasPrefix(kv, "OPENBLAS_CORETYPE=") })
+		if tc.env != "" {
+			cmd.Env = append(cmd.Env, "OPENBLAS_CORETYPE="+tc.env)
+		}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("OPENBLAS_CORETYPE=%q: %v\n%s", tc.env, err, out)
+		}
+		want := fmt.Sprintf("core=%s env=%s;", tc.want, tc.env)
+		if !strings.Contains(string(out), want) {
+			t.Errorf("OPENBLAS_CORETYPE=%q: child printed %q, want %q", tc.env, out, want)
+		}
+	}
+}
+
+// TestOpenBLASCoreTypeChild is TestOpenBLASCoreType's fresh process.
+func TestOpenBLASCoreTypeChild(t *testing.T) {
+	if os.Getenv("ARTIST_CORETYPE_CHILD") == "" {
+		t.Skip("run by TestOpenBLASCoreType")
+	}
+	b, err := OpenOpenBLAS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("core=%s env=%s;\n", b.Info().Core, os.Getenv("OPENBLAS_CORETYPE"))
 }
