@@ -37,12 +37,8 @@ THREADS=${THREADS:-2}
 PY_BLAS_THREADS=${PY_BLAS_THREADS:-1}
 PY_OMP_WAIT=${PY_OMP_WAIT:-passive}
 PYTHON=${PYTHON:-/usr/bin/python3}
-# Both sides on the same OpenBLAS kernels: artist asks for the Haswell
-# ones on a CPU with AVX2 and FMA (cpu.OpenBLASCoreType), so PyTorch is
-# asked for them too unless OPENBLAS_CORETYPE says otherwise.
-if [ -z "${OPENBLAS_CORETYPE:-}" ] && grep -qw avx2 /proc/cpuinfo 2>/dev/null && grep -qw fma /proc/cpuinfo; then
-	export OPENBLAS_CORETYPE=Haswell
-fi
+# shellcheck source=openblas-core.sh
+. "$(dirname "$0")/openblas-core.sh" # both sides on the same OpenBLAS kernels
 
 die() { echo "bench: $*" >&2; exit 1; }
 
