@@ -123,7 +123,7 @@ func runAll(t *testing.T, m *Model, seqs [][]int, coef [][]float32) map[string][
 	for _, p := range m.Params {
 		out["grad "+p.Name] = append([]float32(nil), p.Grad...)
 	}
-	out["LogProbs"] = flatten(m.LogProbs(seqs))
+	out["LogProbs"] = flatten(logProbs(t, m, seqs))
 	s := m.NewSession(len(seqs), 2*causalBlock+32)
 	prompts := make([][]int, len(seqs))
 	for i, sq := range seqs {

@@ -24,7 +24,7 @@ func TestMeanHiddenIsPreLogits(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			m := testModel(t, c.tied, int64(70+ci))
 			ids := randomSeqs(rand.New(rand.NewSource(int64(80+ci))), m.Config.VocabSize, c.n)[0]
-			h := m.MeanHidden(ids)
+			h := meanHidden(t, m, ids)
 			if len(h) != m.Config.HiddenSize {
 				t.Fatalf("%d values, want hidden_size %d", len(h), m.Config.HiddenSize)
 			}
@@ -52,14 +52,14 @@ func TestMeanHiddenIsPreLogits(t *testing.T) {
 func TestMeanHiddenDeterministic(t *testing.T) {
 	m := testModel(t, false, 91)
 	ids := []int{3, 1, 4, 1, 5, 9, 2, 6}
-	a, b := m.MeanHidden(ids), m.MeanHidden(append([]int(nil), ids...))
+	a, b := meanHidden(t, m, ids), meanHidden(t, m, append([]int(nil), ids...))
 	if !reflect.DeepEqual(a, b) {
 		t.Errorf("two calls differ:\n%v\n%v", a, b)
 	}
-	if c := m.MeanHidden(ids[:4]); reflect.DeepEqual(a, c) {
+	if c := meanHidden(t, m, ids[:4]); reflect.DeepEqual(a, c) {
 		t.Errorf("a prefix gives the same vector as the whole")
 	}
-	for i, v := range m.MeanHidden(nil) {
+	for i, v := range meanHidden(t, m, nil) {
 		if v != 0 {
 			t.Fatalf("empty ids: value %d is %v, want 0", i, v)
 		}

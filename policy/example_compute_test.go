@@ -28,7 +28,11 @@ func Example() {
 		panic(err)
 	}
 	fmt.Printf("log p(2 | 1) = %.2f (an untrained model is near −log 40 = %.2f)\n", logp[0][1], -math.Log(40))
-	fmt.Printf("same from LogProbs: %.2f\n", m.LogProbs(seqs)[0][1])
+	lp, err := m.LogProbs(seqs)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("same from LogProbs: %.2f\n", lp[0][1])
 	fmt.Println("embedding gradient is set:", m.Embed.Grad[2*16] != 0)
 
 	// Sampling: feed prompts of different lengths, then one token each.

@@ -42,11 +42,27 @@ func host(x []float32) backend.Tensor { return backend.Host(x) }
 
 // linear writes y [N, out] = x [N, in]·wᵀ (+ bias [out] when not nil); w is
 // [out, in] as HuggingFace stores it.
-func linear(be backend.Backend, y, x []float32, N, in int, w, bias []float32, out int) {
+func linear(be backend.Backend, y, x []float32, N, in int, w, bias []float32, out int) error {
 	y = y[:N*out]
-	be.MatMul(false, true, N, out, in, host(x), host(w), 0, host(y))
+	if err := be.MatMul(false, true, N, out, in, host(x), host(w), 0, host(y)); err != nil {
+		return err
+	}
 	if bias != nil {
-		be.AddBias(host(y), host(bias))
+		return be.AddBias(host(y), host(bias))
+	}
+	return nil
+}
+
+// errs keeps the first error of a run of kernel calls. A kernel called
+// after a failed one still runs (a device backend then fails it at once,
+// a host backend never fails but on a programmer error); the run returns
+// the first error and its outputs are not used.
+type errs struct{ err error }
+
+// add keeps err when it is the first.
+func (e *errs) add(err error) {
+	if e.err == nil {
+		e.err = err
 	}
 }
 

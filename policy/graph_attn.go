@@ -28,8 +28,8 @@ func attnOp(be backend.Backend, g geometry, T, maxSaved int) *kernel {
 			return 0
 		},
 	}
-	k.fwd = func(out []float32, in [][]float32, _ []tensor.Shape) {
-		be.Attention(host(out), host(k.saved), host(in[0]), host(in[1]), host(in[2]), g.heads(), T)
+	k.fwd = func(out []float32, in [][]float32, _ []tensor.Shape) error {
+		return be.Attention(host(out), host(k.saved), host(in[0]), host(in[1]), host(in[2]), g.heads(), T)
 	}
 	k.grad = func(in G.Nodes, out, dy *G.Node) (G.Nodes, error) {
 		N := in[0].Shape()[0]
@@ -53,10 +53,10 @@ func attnBackOp(be backend.Backend, fwd *kernel, g geometry, T int) *kernel {
 	return &kernel{
 		name: fmt.Sprintf("attnBack(%d,%d,%d,%d)", g.H, g.K, g.D, T), inDims: []int{2, 2, 2, 2, 2}, outDims: 1,
 		shape: func(in []tensor.Shape) tensor.Shape { return tensor.Shape{in[0][0] * (HD + 2*KD)} },
-		fwd: func(out []float32, in [][]float32, s []tensor.Shape) {
+		fwd: func(out []float32, in [][]float32, s []tensor.Shape) error {
 			N := s[0][0]
 			flat := host(out)
-			be.AttentionBack(flat.Slice(0, N*HD), flat.Slice(N*HD, N*(HD+KD)), flat.Slice(N*(HD+KD), N*(HD+2*KD)),
+			return be.AttentionBack(flat.Slice(0, N*HD), flat.Slice(N*HD, N*(HD+KD)), flat.Slice(N*(HD+KD), N*(HD+2*KD)),
 				host(in[0]), host(in[1]), host(in[2]), host(in[3]), host(fwd.saved), host(in[4]), g.heads(), T)
 		},
 	}
@@ -68,8 +68,9 @@ func sliceOp(off, rows, cols int) *kernel {
 	return &kernel{
 		name: fmt.Sprintf("slice(%d,%d,%d)", off, rows, cols), inDims: []int{1}, outDims: 2,
 		shape: func([]tensor.Shape) tensor.Shape { return tensor.Shape{rows, cols} },
-		fwd: func(out []float32, in [][]float32, _ []tensor.Shape) {
+		fwd: func(out []float32, in [][]float32, _ []tensor.Shape) error {
 			copy(out, in[0][off:off+rows*cols])
+			return nil
 		},
 	}
 }

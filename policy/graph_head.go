@@ -61,20 +61,25 @@ func headLogProbOp(be backend.Backend, g geometry, inv float32, rows int, sc *he
 		diff:  []bool{true, false, false},
 		save:  func(in []tensor.Shape) int { return in[0][0] },
 	}
-	k.fwd = func(out []float32, in [][]float32, s []tensor.Shape) {
+	k.fwd = func(out []float32, in [][]float32, s []tensor.Shape) error {
 		x, w, tg := in[0], in[1], in[2]
 		N := s[0][0]
 		for lo := 0; lo < N; lo += rows {
 			c := min(rows, N-lo)
 			lg := sc.logits[:c*V]
-			be.MatMul(false, true, c, V, C, host(x[lo*C:(lo+c)*C]), host(w), 0, host(lg))
+			if err := be.MatMul(false, true, c, V, C, host(x[lo*C:(lo+c)*C]), host(w), 0, host(lg)); err != nil {
+				return err
+			}
 			scaleLogits(lg, inv)
 			var sv backend.Tensor
 			if k.saved != nil {
 				sv = host(k.saved[lo : lo+c])
 			}
-			be.TokenLogProb(host(out[lo:lo+c]), sv, host(lg), host(tg[lo:lo+c]), V)
+			if err := be.TokenLogProb(host(out[lo:lo+c]), sv, host(lg), host(tg[lo:lo+c]), V); err != nil {
+				return err
+			}
 		}
+		return nil
 	}
 	k.grad = func(in G.Nodes, out, dy *G.Node) (G.Nodes, error) {
 		dx, err := apply(headBackOp(be, k, g, inv, rows, sc, direct), in[0], in[1], in[2], out, dy)
@@ -95,7 +100,7 @@ func headBackOp(be backend.Backend, fwd *kernel, g geometry, inv float32, rows i
 	return &kernel{
 		name: fmt.Sprintf("headBack(%d,%d,%d,%g,%t)", V, C, rows, inv, direct != nil), inDims: []int{2, 2, 1, 1, 1}, outDims: 2,
 		shape: func(in []tensor.Shape) tensor.Shape { return in[0].Clone() },
-		fwd: func(out []float32, in [][]float32, _ []tensor.Shape) {
+		fwd: func(out []float32, in [][]float32, _ []tensor.Shape) error {
 			x, w, tg, dy := in[0], in[1], in[2], in[4]
 			clear(out)
 			var live []int // rows that carry a gradient
@@ -119,18 +124,27 @@ func headBackOp(be backend.Backend, fwd *kernel, g geometry, inv float32, rows i
 					sv = host(lb[:c])
 				}
 				lg, dl := sc.logits[:c*V], sc.dlogits[:c*V]
-				be.MatMul(false, true, c, V, C, host(xb[:c*C]), host(w), 0, host(lg))
+				if err := be.MatMul(false, true, c, V, C, host(xb[:c*C]), host(w), 0, host(lg)); err != nil {
+					return err
+				}
 				scaleLogits(lg, inv)
-				be.TokenLogProbBack(host(dl), host(lg), host(tb[:c]), sv, host(db[:c]), V)
+				if err := be.TokenLogProbBack(host(dl), host(lg), host(tb[:c]), sv, host(db[:c]), V); err != nil {
+					return err
+				}
 				scaleLogits(dl, inv)
-				be.MatMul(false, false, c, C, V, host(dl), host(w), 0, host(dxb[:c*C]))
+				if err := be.MatMul(false, false, c, C, V, host(dl), host(w), 0, host(dxb[:c*C])); err != nil {
+					return err
+				}
 				for j, r := range idx {
 					copy(out[r*C:(r+1)*C], dxb[j*C:(j+1)*C])
 				}
 				if direct != nil {
-					be.MatMul(true, false, V, C, c, host(dl), host(xb[:c*C]), 1, host(direct.Grad))
+					if err := be.MatMul(true, false, V, C, c, host(dl), host(xb[:c*C]), 1, host(direct.Grad)); err != nil {
+						return err
+					}
 				}
 			}
+			return nil
 		},
 	}
 }

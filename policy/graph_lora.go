@@ -59,7 +59,7 @@ func loraOutOp(be backend.Backend, s float32, layer int, t loraTarget) *kernel {
 		diff: []bool{true, true, true},
 	}
 	var us []float32 // s·u, the forward pass's scratch
-	k.fwd = func(out []float32, in [][]float32, sh []tensor.Shape) {
+	k.fwd = func(out []float32, in [][]float32, sh []tensor.Shape) error {
 		N, r, o := sh[1][0], sh[1][1], sh[2][0]
 		if len(us) != N*r {
 			us = make([]float32, N*r)
@@ -68,7 +68,7 @@ func loraOutOp(be backend.Backend, s float32, layer int, t loraTarget) *kernel {
 			us[i] = s * v
 		}
 		copy(out, in[0])
-		be.MatMul(false, true, N, o, r, host(us), host(in[2]), 1, host(out))
+		return be.MatMul(false, true, N, o, r, host(us), host(in[2]), 1, host(out))
 	}
 	k.grad = func(in G.Nodes, _, dy *G.Node) (G.Nodes, error) {
 		g, err := grads(scaledMatmulOp(be, false, false, s), nodes(dy, in[2]), scaledMatmulOp(be, true, false, s), nodes(dy, in[1]))
@@ -85,11 +85,14 @@ func scaledMatmulOp(be backend.Backend, ta, tb bool, s float32) *kernel {
 	k := matmulOp(be, ta, tb)
 	k.name = fmt.Sprintf("scaledMatmul(%t,%t,%g)", ta, tb, s)
 	fwd := k.fwd
-	k.fwd = func(out []float32, in [][]float32, sh []tensor.Shape) {
-		fwd(out, in, sh)
+	k.fwd = func(out []float32, in [][]float32, sh []tensor.Shape) error {
+		if err := fwd(out, in, sh); err != nil {
+			return err
+		}
 		for i := range out {
 			out[i] *= s
 		}
+		return nil
 	}
 	return k
 }
@@ -106,7 +109,7 @@ func dropoutOp(l *LoRA, p float64, layer int, t loraTarget) *kernel {
 		diff: []bool{true},
 		save: func(in []tensor.Shape) int { return in[0].TotalSize() },
 	}
-	k.fwd = func(out []float32, in [][]float32, _ []tensor.Shape) {
+	k.fwd = func(out []float32, in [][]float32, _ []tensor.Shape) error {
 		for i, v := range in[0] {
 			m := float32(0)
 			if l.drop.Float64() >= p {
@@ -115,14 +118,16 @@ func dropoutOp(l *LoRA, p float64, layer int, t loraTarget) *kernel {
 			k.saved[i] = m
 			out[i] = m * v
 		}
+		return nil
 	}
 	k.grad = func(_ G.Nodes, _, dy *G.Node) (G.Nodes, error) {
 		return grads(&kernel{
 			name: fmt.Sprintf("loraDropoutBack(%g,%d,%d)", p, layer, t), inDims: []int{2}, outDims: 2, shape: same,
-			fwd: func(out []float32, in [][]float32, _ []tensor.Shape) {
+			fwd: func(out []float32, in [][]float32, _ []tensor.Shape) error {
 				for i, v := range in[0] {
 					out[i] = k.saved[i] * v
 				}
+				return nil
 			},
 		}, nodes(dy))
 	}

@@ -26,9 +26,9 @@ type kernel struct {
 	inDims  []int // dims of each input; 0 is a scalar
 	outDims int
 	shape   func(in []tensor.Shape) tensor.Shape
-	fwd     func(out []float32, in [][]float32, shapes []tensor.Shape)
-	diff    []bool                                             // differentiable inputs; nil: none
-	grad    func(in G.Nodes, out, dy *G.Node) (G.Nodes, error) // one gradient node per input (nil where not differentiable)
+	fwd     func(out []float32, in [][]float32, shapes []tensor.Shape) error // the kernel's error (a failed launch), wrapped by Do
+	diff    []bool                                                           // differentiable inputs; nil: none
+	grad    func(in G.Nodes, out, dy *G.Node) (G.Nodes, error)               // one gradient node per input (nil where not differentiable)
 	// save, when set, sizes the values the forward pass keeps in saved
 	// for its backward kernels (backend.Kernels: saved tensors); 0 keeps
 	// none. The backward kernels take the forward node as an input, so
@@ -99,13 +99,17 @@ func (k *kernel) Do(vals ...G.Value) (G.Value, error) {
 	}
 	if k.outDims == 0 {
 		out := []float32{0}
-		k.fwd(out, in, shapes)
+		if err := k.fwd(out, in, shapes); err != nil {
+			return nil, fmt.Errorf("policy: %s: %w", k.name, err)
+		}
 		return G.NewF32(out[0]), nil
 	}
 	if s := k.shape(shapes); k.out == nil || !k.out.Shape().Eq(s) {
 		k.out = tensor.New(tensor.WithShape(s...), tensor.Of(tensor.Float32))
 	}
-	k.fwd(k.out.Data().([]float32), in, shapes)
+	if err := k.fwd(k.out.Data().([]float32), in, shapes); err != nil {
+		return nil, fmt.Errorf("policy: %s: %w", k.name, err)
+	}
 	return k.out, nil
 }
 

@@ -123,15 +123,17 @@ func blockOp(bk *block, l int) *kernel {
 	return &kernel{
 		name: fmt.Sprintf("block(%d)", l), inDims: []int{2}, outDims: 2, shape: same,
 		diff: []bool{true},
-		fwd: func(out []float32, in [][]float32, _ []tensor.Shape) {
-			bk.forward(out, in[0])
+		fwd: func(out []float32, in [][]float32, _ []tensor.Shape) error {
+			return bk.forward(out, in[0])
 		},
 		grad: func(in G.Nodes, _, dy *G.Node) (G.Nodes, error) {
 			return grads(&kernel{
 				name: fmt.Sprintf("blockBack(%d)", l), inDims: []int{2, 2}, outDims: 2, shape: same,
-				fwd: func(out []float32, in [][]float32, _ []tensor.Shape) {
-					bk.forward(bk.sc.tmp, in[0])
-					bk.backward(out, in[0], in[1])
+				fwd: func(out []float32, in [][]float32, _ []tensor.Shape) error {
+					if err := bk.forward(bk.sc.tmp, in[0]); err != nil {
+						return err
+					}
+					return bk.backward(out, in[0], in[1])
 				},
 			}, nodes(in[0], dy))
 		},
@@ -146,29 +148,31 @@ func data(p *Param) []float32 {
 }
 
 // forward writes y [N, C] = block(x), leaving its values in the scratch.
-func (bk *block) forward(y, x []float32) {
+func (bk *block) forward(y, x []float32) error {
 	be, g, s, L := bk.be, bk.g, bk.sc, bk.L
 	C, F, HD, KD, N := g.C, g.F, g.H*g.D, g.K*g.D, len(x)/g.C
 	pos := bk.positions(N)
-	be.RMSNorm(host(s.h1), host(x), host(L.AttnNorm.Data), C, g.eps)
-	bk.proj(targetQ, s.q0, s.h1, L.Q, L.QB, N, C, HD)
-	be.Rope(host(s.q), host(s.q0), g.H, g.D, pos, host(bk.cos), host(bk.sin), false)
-	bk.proj(targetK, s.k0, s.h1, L.K, L.KB, N, C, KD)
-	be.Rope(host(s.k), host(s.k0), g.K, g.D, pos, host(bk.cos), host(bk.sin), false)
-	bk.proj(targetV, s.v, s.h1, L.V, L.VB, N, C, KD)
-	be.Attention(host(s.a), host(s.probs), host(s.q), host(s.k), host(s.v), g.heads(), bk.T)
-	bk.proj(targetO, s.x2, s.a, L.O, nil, N, HD, C)
+	var e errs
+	e.add(be.RMSNorm(host(s.h1), host(x), host(L.AttnNorm.Data), C, g.eps))
+	e.add(bk.proj(targetQ, s.q0, s.h1, L.Q, L.QB, N, C, HD))
+	e.add(be.Rope(host(s.q), host(s.q0), g.H, g.D, pos, host(bk.cos), host(bk.sin), false))
+	e.add(bk.proj(targetK, s.k0, s.h1, L.K, L.KB, N, C, KD))
+	e.add(be.Rope(host(s.k), host(s.k0), g.K, g.D, pos, host(bk.cos), host(bk.sin), false))
+	e.add(bk.proj(targetV, s.v, s.h1, L.V, L.VB, N, C, KD))
+	e.add(be.Attention(host(s.a), host(s.probs), host(s.q), host(s.k), host(s.v), g.heads(), bk.T))
+	e.add(bk.proj(targetO, s.x2, s.a, L.O, nil, N, HD, C))
 	for i, v := range x {
 		s.x2[i] = v + s.x2[i]
 	}
-	be.RMSNorm(host(s.h2), host(s.x2), host(L.MLPNorm.Data), C, g.eps)
-	bk.proj(targetGate, s.gt, s.h2, L.Gate, nil, N, C, F)
-	bk.proj(targetUp, s.up, s.h2, L.Up, nil, N, C, F)
-	be.SwiGLU(host(s.act), host(s.swi), host(s.gt), host(s.up))
-	bk.proj(targetDown, y, s.act, L.Down, nil, N, F, C)
+	e.add(be.RMSNorm(host(s.h2), host(s.x2), host(L.MLPNorm.Data), C, g.eps))
+	e.add(bk.proj(targetGate, s.gt, s.h2, L.Gate, nil, N, C, F))
+	e.add(bk.proj(targetUp, s.up, s.h2, L.Up, nil, N, C, F))
+	e.add(be.SwiGLU(host(s.act), host(s.swi), host(s.gt), host(s.up)))
+	e.add(bk.proj(targetDown, y, s.act, L.Down, nil, N, F, C))
 	for i, v := range s.x2 {
 		y[i] = v + y[i]
 	}
+	return e.err
 }
 
 // positions are the rows' positions: row r holds position r mod T.
@@ -182,18 +186,22 @@ func (bk *block) positions(N int) []int {
 
 // proj writes y [N, out] = x [N, in]·Wᵀ (+ bias), plus s·(x·Aᵀ)·Bᵀ when
 // target t has an adapter (whose product x·Aᵀ stays in the scratch).
-func (bk *block) proj(t loraTarget, y, x []float32, w, bias *Param, N, in, out int) {
-	linear(bk.be, y, x, N, in, w.Data, data(bias), out)
+func (bk *block) proj(t loraTarget, y, x []float32, w, bias *Param, N, in, out int) error {
+	if err := linear(bk.be, y, x, N, in, w.Data, data(bias), out); err != nil {
+		return err
+	}
 	a := bk.adapter(t)
 	if a == nil {
-		return
+		return nil
 	}
 	r, u, us := a.A.Shape[0], bk.sc.u[t], bk.sc.du
-	linear(bk.be, u, x, N, in, a.A.Data, nil, r)
+	if err := linear(bk.be, u, x, N, in, a.A.Data, nil, r); err != nil {
+		return err
+	}
 	for i, v := range u {
 		us[i] = bk.scale * v
 	}
-	bk.be.MatMul(false, true, N, out, r, host(us), host(a.B.Data), 1, host(y[:N*out]))
+	return bk.be.MatMul(false, true, N, out, r, host(us), host(a.B.Data), 1, host(y[:N*out]))
 }
 
 func (bk *block) adapter(t loraTarget) *Adapter {
@@ -207,42 +215,44 @@ func (bk *block) adapter(t loraTarget) *Adapter {
 // scratch, adding the gradients of what trains into their Param.Grad.
 // Where a value feeds several projections its gradient is summed in the
 // order the graph sums it (value, key, query; gate, up).
-func (bk *block) backward(dx, x, dy []float32) {
+func (bk *block) backward(dx, x, dy []float32) error {
 	be, g, s, L := bk.be, bk.g, bk.sc, bk.L
 	C, F, HD, KD, N := g.C, g.F, g.H*g.D, g.K*g.D, len(x)/g.C
 	pos := bk.positions(N)
+	var e errs
 	// MLP: y = x2 + down(swiglu(gate(h2), up(h2))), h2 = norm(x2).
-	bk.sum(s.dact, true, targetDown, dy, s.act, L.Down, nil, N, F, C)
-	be.SwiGLUBack(host(s.dgt), host(s.dup), host(s.gt), host(s.up), host(s.swi), host(s.dact))
+	e.add(bk.sum(s.dact, true, targetDown, dy, s.act, L.Down, nil, N, F, C))
+	e.add(be.SwiGLUBack(host(s.dgt), host(s.dup), host(s.gt), host(s.up), host(s.swi), host(s.dact)))
 	if bk.lora == nil {
-		bk.sum(s.dh2, true, targetGate, s.dgt, s.h2, L.Gate, nil, N, C, F)
-		bk.sum(s.dh2, false, targetUp, s.dup, s.h2, L.Up, nil, N, C, F)
+		e.add(bk.sum(s.dh2, true, targetGate, s.dgt, s.h2, L.Gate, nil, N, C, F))
+		e.add(bk.sum(s.dh2, false, targetUp, s.dup, s.h2, L.Up, nil, N, C, F))
 	} else { // the graph of adapters sums these two the other way
-		bk.sum(s.dh2, true, targetUp, s.dup, s.h2, L.Up, nil, N, C, F)
-		bk.sum(s.dh2, false, targetGate, s.dgt, s.h2, L.Gate, nil, N, C, F)
+		e.add(bk.sum(s.dh2, true, targetUp, s.dup, s.h2, L.Up, nil, N, C, F))
+		e.add(bk.sum(s.dh2, false, targetGate, s.dgt, s.h2, L.Gate, nil, N, C, F))
 	}
-	bk.normBack(s.dn, s.x2, L.MLPNorm, s.dh2)
+	e.add(bk.normBack(s.dn, s.x2, L.MLPNorm, s.dh2))
 	for i, v := range dy {
 		s.dx2[i] = v + s.dn[i]
 	}
 	// Attention: x2 = x + o(attn(rope(q(h1)), rope(k(h1)), v(h1))), h1 = norm(x).
-	bk.sum(s.da, true, targetO, s.dx2, s.a, L.O, nil, N, HD, C)
-	be.AttentionBack(host(s.dq), host(s.dk), host(s.dv), host(s.q), host(s.k), host(s.v), host(s.a), host(s.probs), host(s.da), g.heads(), bk.T)
-	be.Rope(host(s.dq0), host(s.dq), g.H, g.D, pos, host(bk.cos), host(bk.sin), true)
-	be.Rope(host(s.dk0), host(s.dk), g.K, g.D, pos, host(bk.cos), host(bk.sin), true)
-	bk.sum(s.dh1, true, targetV, s.dv, s.h1, L.V, L.VB, N, C, KD)
-	bk.sum(s.dh1, false, targetK, s.dk0, s.h1, L.K, L.KB, N, C, KD)
-	bk.sum(s.dh1, false, targetQ, s.dq0, s.h1, L.Q, L.QB, N, C, HD)
-	bk.normBack(s.dn, x, L.AttnNorm, s.dh1)
+	e.add(bk.sum(s.da, true, targetO, s.dx2, s.a, L.O, nil, N, HD, C))
+	e.add(be.AttentionBack(host(s.dq), host(s.dk), host(s.dv), host(s.q), host(s.k), host(s.v), host(s.a), host(s.probs), host(s.da), g.heads(), bk.T))
+	e.add(be.Rope(host(s.dq0), host(s.dq), g.H, g.D, pos, host(bk.cos), host(bk.sin), true))
+	e.add(be.Rope(host(s.dk0), host(s.dk), g.K, g.D, pos, host(bk.cos), host(bk.sin), true))
+	e.add(bk.sum(s.dh1, true, targetV, s.dv, s.h1, L.V, L.VB, N, C, KD))
+	e.add(bk.sum(s.dh1, false, targetK, s.dk0, s.h1, L.K, L.KB, N, C, KD))
+	e.add(bk.sum(s.dh1, false, targetQ, s.dq0, s.h1, L.Q, L.QB, N, C, HD))
+	e.add(bk.normBack(s.dn, x, L.AttnNorm, s.dh1))
 	for i, v := range s.dx2 {
 		dx[i] = v + s.dn[i]
 	}
+	return e.err
 }
 
 // sum back-propagates dy [N, out] through projection t of x [N, in] and
 // writes (first) or adds its gradient with respect to x into dx: the
 // adapter's part, then the base's.
-func (bk *block) sum(dx []float32, first bool, t loraTarget, dy, x []float32, w, b *Param, N, in, out int) {
+func (bk *block) sum(dx []float32, first bool, t loraTarget, dy, x []float32, w, b *Param, N, in, out int) error {
 	put := func(part []float32) {
 		if first {
 			copy(dx[:N*in], part)
@@ -253,33 +263,50 @@ func (bk *block) sum(dx []float32, first bool, t loraTarget, dy, x []float32, w,
 	}
 	part := bk.sc.part[:N*in]
 	if a := bk.adapter(t); a != nil {
-		bk.adapterBack(part, a, dy, x, N, in, out)
+		if err := bk.adapterBack(part, a, dy, x, N, in, out); err != nil {
+			return err
+		}
 		put(part)
 	}
-	bk.linearBack(part, dy, x, w, b, N, in, out)
+	if err := bk.linearBack(part, dy, x, w, b, N, in, out); err != nil {
+		return err
+	}
 	put(part)
+	return nil
 }
 
 // adapterBack is the backward pass of s·(x·Aᵀ)·Bᵀ for x [N, in], A
 // [r, in], B [out, r] given dy [N, out]: dx = du·A with du = s·dy·B, and
 // A.Grad += duᵀ·x, B.Grad += s·dyᵀ·u.
-func (bk *block) adapterBack(dx []float32, a *Adapter, dy, x []float32, N, in, out int) {
+func (bk *block) adapterBack(dx []float32, a *Adapter, dy, x []float32, N, in, out int) error {
 	be, r := bk.be, a.A.Shape[0]
 	u, du := bk.sc.u[a.t], bk.sc.du
-	scaled := func(ta bool, m, n, k int, p, q []float32, c []float32) {
-		be.MatMul(ta, false, m, n, k, host(p), host(q), 0, host(c))
+	scaled := func(ta bool, m, n, k int, p, q []float32, c []float32) error {
+		if err := be.MatMul(ta, false, m, n, k, host(p), host(q), 0, host(c)); err != nil {
+			return err
+		}
 		for i := range c {
 			c[i] *= bk.scale
 		}
+		return nil
 	}
-	scaled(false, N, r, out, dy[:N*out], a.B.Data, du)
+	if err := scaled(false, N, r, out, dy[:N*out], a.B.Data, du); err != nil {
+		return err
+	}
 	dB := bk.sc.dw[:out*r]
-	scaled(true, out, r, N, dy[:N*out], u, dB)
+	if err := scaled(true, out, r, N, dy[:N*out], u, dB); err != nil {
+		return err
+	}
 	add(a.B.Grad, dB)
-	be.MatMul(false, false, N, in, r, host(du), host(a.A.Data), 0, host(dx))
+	if err := be.MatMul(false, false, N, in, r, host(du), host(a.A.Data), 0, host(dx)); err != nil {
+		return err
+	}
 	dA := bk.sc.dw[:r*in]
-	be.MatMul(true, false, r, in, N, host(du), host(x[:N*in]), 0, host(dA))
+	if err := be.MatMul(true, false, r, in, N, host(du), host(x[:N*in]), 0, host(dA)); err != nil {
+		return err
+	}
 	add(a.A.Grad, dA)
+	return nil
 }
 
 // linearBack is the backward pass of y [N, out] = x [N, in]·Wᵀ (+ b):
@@ -287,33 +314,45 @@ func (bk *block) adapterBack(dx []float32, a *Adapter, dy, x []float32, N, in, o
 // b.Grad += Σ_rows dy. The product is added after it is complete, as the
 // graph adds its gradients: a product that accumulated into W.Grad would
 // round differently.
-func (bk *block) linearBack(dx, dy, x []float32, w, b *Param, N, in, out int) {
+func (bk *block) linearBack(dx, dy, x []float32, w, b *Param, N, in, out int) error {
 	be := bk.be
-	be.MatMul(false, false, N, in, out, host(dy[:N*out]), host(w.Data), 0, host(dx[:N*in]))
+	if err := be.MatMul(false, false, N, in, out, host(dy[:N*out]), host(w.Data), 0, host(dx[:N*in])); err != nil {
+		return err
+	}
 	if bk.lora != nil {
-		return
+		return nil
 	}
 	dw := bk.sc.dw[:out*in]
-	be.MatMul(true, false, out, in, N, host(dy[:N*out]), host(x[:N*in]), 0, host(dw))
+	if err := be.MatMul(true, false, out, in, N, host(dy[:N*out]), host(x[:N*in]), 0, host(dw)); err != nil {
+		return err
+	}
 	add(w.Grad, dw)
 	if b != nil {
 		db := bk.sc.small[:out]
-		be.ColSum(host(db), host(dy[:N*out]))
+		if err := be.ColSum(host(db), host(dy[:N*out])); err != nil {
+			return err
+		}
 		add(b.Grad, db)
 	}
+	return nil
 }
 
 // normBack writes dx of y = RMSNorm(x, w) given dy, and adds dw into
 // w.Grad unless the base is frozen.
-func (bk *block) normBack(dx, x []float32, w *Param, dy []float32) {
+func (bk *block) normBack(dx, x []float32, w *Param, dy []float32) error {
 	be, g := bk.be, bk.g
-	be.RMSNormBack(host(dx), backend.Tensor{}, host(x), host(w.Data), host(dy), g.C, g.eps)
+	if err := be.RMSNormBack(host(dx), backend.Tensor{}, host(x), host(w.Data), host(dy), g.C, g.eps); err != nil {
+		return err
+	}
 	if bk.lora != nil {
-		return
+		return nil
 	}
 	dw := bk.sc.small[:g.C]
-	be.RMSNormBack(backend.Tensor{}, host(dw), host(x), host(w.Data), host(dy), g.C, g.eps)
+	if err := be.RMSNormBack(backend.Tensor{}, host(dw), host(x), host(w.Data), host(dy), g.C, g.eps); err != nil {
+		return err
+	}
 	add(w.Grad, dw)
+	return nil
 }
 
 // add does y += x.
@@ -356,18 +395,19 @@ func (b *builder) embed(eg *G.ExprGraph, m *Model, ids *G.Node, N int) (x, ancho
 func anchorOp(C int, embed *Param) *kernel {
 	return &kernel{
 		name: fmt.Sprintf("anchor(%t)", embed != nil), inDims: []int{2, 1, 1}, outDims: 2, shape: same,
-		fwd:  func(out []float32, in [][]float32, _ []tensor.Shape) { copy(out, in[0]) },
+		fwd:  func(out []float32, in [][]float32, _ []tensor.Shape) error { copy(out, in[0]); return nil },
 		diff: []bool{true, true, false},
 		grad: func(in G.Nodes, _, dy *G.Node) (G.Nodes, error) {
 			sc := &embedScatter{C: C}
 			da, err := apply(&kernel{
 				name: fmt.Sprintf("anchorGrad(%t)", embed != nil), inDims: []int{2, 1}, outDims: 1,
 				shape: func([]tensor.Shape) tensor.Shape { return tensor.Shape{1} },
-				fwd: func(out []float32, in [][]float32, _ []tensor.Shape) {
+				fwd: func(out []float32, in [][]float32, _ []tensor.Shape) error {
 					out[0] = 0
 					if embed != nil {
 						sc.add(embed.Grad, in[1], in[0])
 					}
+					return nil
 				},
 			}, dy, in[2])
 			return G.Nodes{dy, da, nil}, err

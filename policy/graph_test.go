@@ -113,7 +113,7 @@ func TestBackwardLogProbs(t *testing.T) {
 					t.Fatalf("row %d: got %d log-probs starting %v for %d tokens", i, len(logp[i]), logp[i], len(s))
 				}
 			}
-			plain := m.LogProbs(seqs)
+			plain := logProbs(t, m, seqs)
 			ref := refLogProbs(m, seqs)
 			if d := maxAbsDiff(logp, ref); d > 1e-4 {
 				t.Errorf("Backward vs reference: max abs diff %.3g", d)

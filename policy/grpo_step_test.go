@@ -83,7 +83,7 @@ func TestGRPOStepLowersLoss(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := newGRPOBatch(rand.New(rand.NewSource(7)), m.Config.VocabSize)
-	old := m.LogProbs(b.seqs)
+	old := logProbs(t, m, b.seqs)
 	before, coef := b.loss(old, old)
 	m.ZeroGrad()
 	logp, err := m.Backward(b.seqs, coef)
@@ -110,7 +110,7 @@ func TestGRPOStepLowersLoss(t *testing.T) {
 			p.Data[j] -= float32(lr) * g
 		}
 	}
-	after, _ := b.loss(m.LogProbs(b.seqs), old)
+	after, _ := b.loss(logProbs(t, m, b.seqs), old)
 	drop := before - after
 	t.Logf("loss %.6f → %.6f (drop %.3g, first-order prediction 1e-3)", before, after, drop)
 	if drop < 0.5e-3 || drop > 1.5e-3 {

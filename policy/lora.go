@@ -254,20 +254,25 @@ func (m *Model) Base() *Model {
 
 // Merged returns a copy of m whose weights are W + s·B·A for every
 // adapter (an inference model: no gradient buffers, no adapters), or a
-// plain copy when none are attached.
-func (m *Model) Merged() *Model {
+// plain copy when none are attached. It returns the backend's error when
+// a product fails.
+func (m *Model) Merged() (*Model, error) {
 	c := m.Clone()
 	c.lora = m.lora
-	c.MergeAdapters()
-	return c
+	if err := c.MergeAdapters(); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // MergeAdapters folds the attached adapters into m's own weights,
-// W ← W + s·B·A, and detaches them; nothing without adapters.
-func (m *Model) MergeAdapters() {
+// W ← W + s·B·A, and detaches them; nothing without adapters. When a
+// product fails it returns the backend's error, and the weights merged so
+// far stay merged (the adapters stay attached).
+func (m *Model) MergeAdapters() error {
 	l := m.lora
 	if l == nil {
-		return
+		return nil
 	}
 	for _, a := range l.Adapters {
 		out, in := m.targetDims(a.t)
@@ -276,10 +281,13 @@ func (m *Model) MergeAdapters() {
 		for i, v := range a.B.Data {
 			sb[i] = l.scale * v
 		}
-		m.be.MatMul(false, false, out, in, l.Config.Rank, host(sb), host(a.A.Data), 1, host(w)) // W += s·B·A
+		if err := m.be.MatMul(false, false, out, in, l.Config.Rank, host(sb), host(a.A.Data), 1, host(w)); err != nil { // W += s·B·A
+			return fmt.Errorf("policy: merge adapter %s: %w", a.A.Name, err)
+		}
 	}
 	m.dropGraphs()
 	m.lora = nil
+	return nil
 }
 
 // targetWeight is the base weight [out, in] of a layer's target.
@@ -290,20 +298,22 @@ func (m *Model) targetWeight(layer int, t loraTarget) *Param {
 
 // adapt adds s·(x·Aᵀ)·Bᵀ to y [N, out] for x [N, in], the sampling path's
 // adapter of layer l's target t; nothing without one.
-func (m *Model) adapt(l int, t loraTarget, y, x []float32, N int) {
+func (m *Model) adapt(l int, t loraTarget, y, x []float32, N int) error {
 	if m.lora == nil {
-		return
+		return nil
 	}
 	a := m.lora.at[l][t]
 	if a == nil {
-		return
+		return nil
 	}
 	out, in := m.targetDims(t)
 	r := m.lora.Config.Rank
 	u := make([]float32, N*r) // [N, r]
-	m.be.MatMul(false, true, N, r, in, host(x[:N*in]), host(a.A.Data), 0, host(u))
+	if err := m.be.MatMul(false, true, N, r, in, host(x[:N*in]), host(a.A.Data), 0, host(u)); err != nil {
+		return err
+	}
 	for i := range u {
 		u[i] *= m.lora.scale
 	}
-	m.be.MatMul(false, true, N, out, r, host(u), host(a.B.Data), 1, backend.Host(y[:N*out]))
+	return m.be.MatMul(false, true, N, out, r, host(u), host(a.B.Data), 1, backend.Host(y[:N*out]))
 }

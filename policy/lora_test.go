@@ -54,7 +54,7 @@ func TestLoRAConfigValidate(t *testing.T) {
 func TestLoRAZeroBIsBase(t *testing.T) {
 	m := testModel(t, false, 1)
 	seqs, coef := batchFor(2, m.Config.VocabSize)
-	baseLP := m.LogProbs(seqs)
+	baseLP := logProbs(t, m, seqs)
 	baseBW, err := m.Backward(seqs, coef)
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +71,7 @@ func TestLoRAZeroBIsBase(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, pair := range map[string][2][][]float32{
-		"LogProbs": {baseLP, m.LogProbs(seqs)}, "Backward": {baseBW, bw}, "Session.Step": {baseStep, sessionLogits(t, m, seqs)},
+		"LogProbs": {baseLP, logProbs(t, m, seqs)}, "Backward": {baseBW, bw}, "Session.Step": {baseStep, sessionLogits(t, m, seqs)},
 	} {
 		if !bitsEqual(pair[0], pair[1]) {
 			t.Errorf("%s: the adapted model with B = 0 differs from the base", name)
@@ -217,12 +217,12 @@ func mergedF64(m *Model) *Model {
 func TestLoRAMergedAndBase(t *testing.T) {
 	m := testModel(t, false, 1)
 	seqs, _ := batchFor(2, m.Config.VocabSize)
-	base := m.LogProbs(seqs)
+	base := logProbs(t, m, seqs)
 	if err := m.AttachLoRA(loraConfig(4), rand.New(rand.NewSource(5))); err != nil {
 		t.Fatal(err)
 	}
 	randomB(m, 6)
-	adapted := m.LogProbs(seqs)
+	adapted := logProbs(t, m, seqs)
 	coef := make([][]float32, len(seqs))
 	for i, s := range seqs {
 		coef[i] = make([]float32, len(s))
@@ -231,13 +231,13 @@ func TestLoRAMergedAndBase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bitsEqual(m.Base().LogProbs(seqs), base) {
+	if !bitsEqual(logProbs(t, m.Base(), seqs), base) {
 		t.Error("Base() differs from the model before the attach")
 	}
 	if d := maxDiff(adapted, base); d < 1e-2 {
 		t.Fatalf("random adapters moved the log-probs by only %g", d)
 	}
-	for name, got := range map[string][][]float32{"Merged": m.Merged().LogProbs(seqs), "graph": graph} {
+	for name, got := range map[string][][]float32{"Merged": logProbs(t, merged(t, m), seqs), "graph": graph} {
 		if d := maxDiff(got, adapted); d > 1e-4 {
 			t.Errorf("%s: log-probs differ from the adapters' by %g", name, d)
 		}
@@ -310,8 +310,8 @@ func TestLoRADropout(t *testing.T) {
 	if maxDiff(lp1, lp3) == 0 {
 		t.Error("two dropout seeds gave the same log-probs")
 	}
-	noDrop := m.Merged().LogProbs(seqs)
-	if d := maxDiff(m.LogProbs(seqs), noDrop); d > 1e-4 {
+	noDrop := logProbs(t, merged(t, m), seqs)
+	if d := maxDiff(logProbs(t, m, seqs), noDrop); d > 1e-4 {
 		t.Errorf("sampling path moved by %g: dropout must not act there", d)
 	}
 	if maxDiff(lp1, noDrop) < 1e-3 {
@@ -380,7 +380,7 @@ func TestAdapterRoundTrip(t *testing.T) {
 		}
 	}
 	seqs, _ := batchFor(2, m.Config.VocabSize)
-	if !bitsEqual(n.LogProbs(seqs), m.LogProbs(seqs)) {
+	if !bitsEqual(logProbs(t, n, seqs), logProbs(t, m, seqs)) {
 		t.Error("the loaded adapters compute other log-probs")
 	}
 }

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"github.com/artist-rl/artist/policy/backend/cpu"
 	"math"
@@ -102,10 +103,15 @@ func fullLogits(m *Model, seq []int) []float32 {
 	if err != nil {
 		panic(err) // the session holds seq
 	}
-	x := s.forward(lay)
-	m.be.RMSNorm(host(x), host(x), host(m.Norm.Data), g.C, g.eps)
+	x, err := s.forward(lay)
+	if err != nil {
+		panic(err)
+	}
 	out := make([]float32, len(seq)*g.V)
-	linear(m.be, out, x, len(seq), g.C, m.Head.Data, nil, g.V)
+	if err := errors.Join(m.be.RMSNorm(host(x), host(x), host(m.Norm.Data), g.C, g.eps),
+		linear(m.be, out, x, len(seq), g.C, m.Head.Data, nil, g.V)); err != nil {
+		panic(err)
+	}
 	return out
 }
 
@@ -146,7 +152,7 @@ func TestHFFullForwardMatchesReference(t *testing.T) {
 				}
 			}
 			V := c.model.Config.VocabSize
-			got := c.model.LogProbs(c.ref.Sequences)
+			got := logProbs(t, c.model, c.ref.Sequences)
 			for i, seq := range c.ref.Sequences {
 				if len(seq) < 2 {
 					continue // no token has a log-prob

@@ -89,7 +89,9 @@ func (s *Session) Reset(i int) {
 // sequence, so that each sequence's logits are bit for bit those it gets
 // decoded alone, whatever the other sequences are fed. Step returns an
 // error, and appends nothing, when a sequence would exceed maxLen or
-// max_position_embeddings tokens; it panics (programmer errors) when
+// max_position_embeddings tokens, and the backend's error when a kernel
+// fails (the session's caches are then undefined: Reset the sequences
+// fed); it panics (programmer errors) when
 // len(feed) differs from the session's size or a token is outside
 // [0, vocab_size).
 func (s *Session) Step(feed [][]int) ([][]float32, error) {
@@ -101,7 +103,10 @@ func (s *Session) Step(feed [][]int) ([][]float32, error) {
 	if len(lay.spans) == 0 {
 		return out, nil
 	}
-	x := s.forward(lay) // [N, C]
+	x, err := s.forward(lay) // [N, C]
+	if err != nil {
+		return nil, err
+	}
 	g := s.g
 	last := make([]float32, len(lay.spans)*g.C) // [S, C]
 	for i, sp := range lay.spans {
@@ -109,9 +114,13 @@ func (s *Session) Step(feed [][]int) ([][]float32, error) {
 		copy(last[i*g.C:(i+1)*g.C], x[r*g.C:(r+1)*g.C])
 	}
 	be := s.m.be
-	be.RMSNorm(host(last), host(last), host(s.m.Norm.Data), g.C, g.eps)
+	if err := be.RMSNorm(host(last), host(last), host(s.m.Norm.Data), g.C, g.eps); err != nil {
+		return nil, err
+	}
 	logits := make([]float32, len(lay.spans)*g.V) // [S, V]
-	s.rowsLinear(logits, last, len(lay.spans), g.C, s.m.Head.Data, nil, g.V)
+	if err := s.rowsLinear(logits, last, len(lay.spans), g.C, s.m.Head.Data, nil, g.V); err != nil {
+		return nil, err
+	}
 	for i, sp := range lay.spans {
 		out[sp.seq] = logits[i*g.V : (i+1)*g.V : (i+1)*g.V]
 	}
@@ -178,16 +187,20 @@ func (s *Session) layoutOf(feed [][]int, rowwise bool) (layout, error) {
 
 // forward runs the decoder blocks over the laid-out rows, extending the
 // caches, and returns the last hidden state x [N, C] (before the final norm).
-func (s *Session) forward(lay layout) []float32 {
+func (s *Session) forward(lay layout) ([]float32, error) {
 	g := s.g
 	N := len(lay.tokens)
 	x := make([]float32, N*g.C)
-	s.m.be.Embed(host(x), host(s.m.Embed.Data), host(tokenIDs(lay.tokens)), g.C)
+	if err := s.m.be.Embed(host(x), host(s.m.Embed.Data), host(tokenIDs(lay.tokens)), g.C); err != nil {
+		return nil, fmt.Errorf("policy: %w", err)
+	}
 	b := newBuffers(g, N, lay.rowwise)
 	for l := range s.m.Layers {
-		s.block(l, x, lay, b)
+		if err := s.block(l, x, lay, b); err != nil {
+			return nil, fmt.Errorf("policy: layer %d: %w", l, err)
+		}
 	}
-	return x
+	return x, nil
 }
 
 // buffers is the scratch of one forward call.
@@ -211,38 +224,40 @@ func newBuffers(g geometry, N int, rowwise bool) *buffers {
 }
 
 // block applies decoder layer l to x [N, C] in place.
-func (s *Session) block(l int, x []float32, lay layout, b *buffers) {
+func (s *Session) block(l int, x []float32, lay layout, b *buffers) error {
 	g, L, be := s.g, s.m.Layers[l], s.m.be
 	N, HD, KD := len(lay.tokens), g.H*g.D, g.K*g.D
-	be.RMSNorm(host(b.h), host(x), host(L.AttnNorm.Data), g.C, g.eps)
-	s.product(b.q, b.h, lay, g.C, L.Q.Data, L.QB.Data, HD)
-	s.product(b.k, b.h, lay, g.C, L.K.Data, L.KB.Data, KD)
-	s.product(b.v, b.h, lay, g.C, L.V.Data, L.VB.Data, KD)
-	s.m.adapt(l, targetQ, b.q, b.h, N) // LoRA adapters, when attached
-	s.m.adapt(l, targetK, b.k, b.h, N)
-	s.m.adapt(l, targetV, b.v, b.h, N)
-	be.Rope(host(b.q), host(b.q), g.H, g.D, lay.pos, host(s.cos), host(s.sin), false)
-	be.Rope(host(b.k), host(b.k), g.K, g.D, lay.pos, host(s.cos), host(s.sin), false)
+	var e errs
+	e.add(be.RMSNorm(host(b.h), host(x), host(L.AttnNorm.Data), g.C, g.eps))
+	e.add(s.product(b.q, b.h, lay, g.C, L.Q.Data, L.QB.Data, HD))
+	e.add(s.product(b.k, b.h, lay, g.C, L.K.Data, L.KB.Data, KD))
+	e.add(s.product(b.v, b.h, lay, g.C, L.V.Data, L.VB.Data, KD))
+	e.add(s.m.adapt(l, targetQ, b.q, b.h, N)) // LoRA adapters, when attached
+	e.add(s.m.adapt(l, targetK, b.k, b.h, N))
+	e.add(s.m.adapt(l, targetV, b.v, b.h, N))
+	e.add(be.Rope(host(b.q), host(b.q), g.H, g.D, lay.pos, host(s.cos), host(s.sin), false))
+	e.add(be.Rope(host(b.k), host(b.k), g.K, g.D, lay.pos, host(s.cos), host(s.sin), false))
 	for _, sp := range lay.spans {
 		s.keys[l][sp.seq] = append(s.keys[l][sp.seq], b.k[sp.row*KD:(sp.row+sp.n)*KD]...)
 		s.vals[l][sp.seq] = append(s.vals[l][sp.seq], b.v[sp.row*KD:(sp.row+sp.n)*KD]...)
 	}
-	s.attend(l, b, lay)
-	s.addProduct(x, b.o, lay, HD, L.O.Data, g.C, b.acc) // x += o·Oᵀ
-	s.m.adapt(l, targetO, x, b.o, N)
-	be.RMSNorm(host(b.h), host(x), host(L.MLPNorm.Data), g.C, g.eps)
-	s.product(b.gate, b.h, lay, g.C, L.Gate.Data, nil, g.F)
-	s.product(b.up, b.h, lay, g.C, L.Up.Data, nil, g.F)
-	s.m.adapt(l, targetGate, b.gate, b.h, N)
-	s.m.adapt(l, targetUp, b.up, b.h, N)
-	be.SwiGLU(host(b.gate), backend.Tensor{}, host(b.gate), host(b.up))
-	s.addProduct(x, b.gate, lay, g.F, L.Down.Data, g.C, b.acc) // x += act·Downᵀ
-	s.m.adapt(l, targetDown, x, b.gate, N)
+	e.add(s.attend(l, b, lay))
+	e.add(s.addProduct(x, b.o, lay, HD, L.O.Data, g.C, b.acc)) // x += o·Oᵀ
+	e.add(s.m.adapt(l, targetO, x, b.o, N))
+	e.add(be.RMSNorm(host(b.h), host(x), host(L.MLPNorm.Data), g.C, g.eps))
+	e.add(s.product(b.gate, b.h, lay, g.C, L.Gate.Data, nil, g.F))
+	e.add(s.product(b.up, b.h, lay, g.C, L.Up.Data, nil, g.F))
+	e.add(s.m.adapt(l, targetGate, b.gate, b.h, N))
+	e.add(s.m.adapt(l, targetUp, b.up, b.h, N))
+	e.add(be.SwiGLU(host(b.gate), backend.Tensor{}, host(b.gate), host(b.up)))
+	e.add(s.addProduct(x, b.gate, lay, g.F, L.Down.Data, g.C, b.acc)) // x += act·Downᵀ
+	e.add(s.m.adapt(l, targetDown, x, b.gate, N))
+	return e.err
 }
 
 // attend fills b.o with causal attention of every fed row over its
 // sequence's cache.
-func (s *Session) attend(l int, b *buffers, lay layout) {
+func (s *Session) attend(l int, b *buffers, lay layout) error {
 	spans := make([]backend.Span, len(lay.spans))
 	keys := make([]backend.Tensor, len(lay.spans))
 	vals := make([]backend.Tensor, len(lay.spans))
@@ -250,7 +265,7 @@ func (s *Session) attend(l int, b *buffers, lay layout) {
 		spans[i] = backend.Span{Row: sp.row, N: sp.n, P0: sp.p0}
 		keys[i], vals[i] = host(s.keys[l][sp.seq]), host(s.vals[l][sp.seq])
 	}
-	s.m.be.AttendCached(host(b.o), host(b.q), keys, vals, spans, s.g.heads())
+	return s.m.be.AttendCached(host(b.o), host(b.q), keys, vals, spans, s.g.heads())
 }
 
 // logProbChunk bounds the tokens of one plain-Go forward in LogProbs, which
@@ -261,10 +276,11 @@ const logProbChunk = 8192
 // out[i][t] = log p(seqs[i][t] | seqs[i][:t]) for t ≥ 1, computed in plain
 // Go. Sequences may have different lengths; they are run together (one
 // matrix product per weight, attention in parallel over sequences and
-// heads) in groups of at most about 8192 tokens. It panics (programmer
-// errors) on a token outside the vocabulary or a sequence longer than
+// heads) in groups of at most about 8192 tokens. It returns the
+// backend's error when a kernel fails. It panics (programmer errors) on a
+// token outside the vocabulary or a sequence longer than
 // max_position_embeddings.
-func (m *Model) LogProbs(seqs [][]int) [][]float32 {
+func (m *Model) LogProbs(seqs [][]int) ([][]float32, error) {
 	out := make([][]float32, len(seqs))
 	for lo := 0; lo < len(seqs); {
 		hi, tokens, longest := lo, 0, 1
@@ -281,16 +297,21 @@ func (m *Model) LogProbs(seqs [][]int) [][]float32 {
 		if err != nil {
 			panic(err) // the lengths were checked above
 		}
-		x := s.forward(lay)
-		m.scoreRows(out[lo:hi], seqs[lo:hi], x, lay)
+		x, err := s.forward(lay)
+		if err != nil {
+			return nil, err
+		}
+		if err := m.scoreRows(out[lo:hi], seqs[lo:hi], x, lay); err != nil {
+			return nil, fmt.Errorf("policy: %w", err)
+		}
 		lo = hi
 	}
-	return out
+	return out, nil
 }
 
 // scoreRows fills out from the hidden states x [N, C] of the laid-out
 // sequences: the logits of row t score token t+1.
-func (m *Model) scoreRows(out [][]float32, seqs [][]int, x []float32, lay layout) {
+func (m *Model) scoreRows(out [][]float32, seqs [][]int, x []float32, lay layout) error {
 	g, be := geometryOf(m.Config), m.be
 	for i, sq := range seqs {
 		out[i] = make([]float32, len(sq))
@@ -314,12 +335,19 @@ func (m *Model) scoreRows(out [][]float32, seqs [][]int, x []float32, lay layout
 			copy(h[i*g.C:(i+1)*g.C], x[tg.row*g.C:(tg.row+1)*g.C])
 			ids[i] = float32(seqs[tg.seq][tg.t])
 		}
-		be.RMSNorm(host(h[:n*g.C]), host(h[:n*g.C]), host(m.Norm.Data), g.C, g.eps)
-		linear(be, logits, h, n, g.C, m.Head.Data, nil, g.V)
+		if err := be.RMSNorm(host(h[:n*g.C]), host(h[:n*g.C]), host(m.Norm.Data), g.C, g.eps); err != nil {
+			return err
+		}
+		if err := linear(be, logits, h, n, g.C, m.Head.Data, nil, g.V); err != nil {
+			return err
+		}
 		scaleLogits(logits[:n*g.V], m.invTemp())
-		be.TokenLogProb(host(lp[:n]), backend.Tensor{}, host(logits[:n*g.V]), host(ids[:n]), g.V)
+		if err := be.TokenLogProb(host(lp[:n]), backend.Tensor{}, host(logits[:n*g.V]), host(ids[:n]), g.V); err != nil {
+			return err
+		}
 		for i, tg := range part {
 			out[tg.seq][tg.t] = lp[i]
 		}
 	}
+	return nil
 }

@@ -11,52 +11,58 @@ import "github.com/artist-rl/artist/policy/backend"
 // of one another: a row of y is the same bit for bit whatever m is, where
 // the row sits, and what the other rows hold (cpu.Backend.LinearRows).
 type rowKernel interface {
-	LinearRows(m, n, k int, a, w, y backend.Tensor)
+	LinearRows(m, n, k int, a, w, y backend.Tensor) error
 }
 
 // product computes y = x·wᵀ + bias for the rows of lay (x [N, in], w
 // [out, in], y [N, out]): a rowwise layout's rows through rowsLinear,
 // another's in one product.
-func (s *Session) product(y, x []float32, lay layout, in int, w, bias []float32, out int) {
+func (s *Session) product(y, x []float32, lay layout, in int, w, bias []float32, out int) error {
 	N := len(lay.tokens)
 	if !lay.rowwise {
-		linear(s.m.be, y, x, N, in, w, bias, out)
-		return
+		return linear(s.m.be, y, x, N, in, w, bias, out)
 	}
-	s.rowsLinear(y, x, N, in, w, bias, out)
+	return s.rowsLinear(y, x, N, in, w, bias, out)
 }
 
 // addProduct is y += x·wᵀ over the rows of lay, computed as product
 // computes them; acc holds N rows of out values for a rowwise layout.
-func (s *Session) addProduct(y, x []float32, lay layout, in int, w []float32, out int, acc []float32) {
+func (s *Session) addProduct(y, x []float32, lay layout, in int, w []float32, out int, acc []float32) error {
 	N := len(lay.tokens)
 	if !lay.rowwise {
-		s.m.be.MatMul(false, true, N, out, in, host(x), host(w), 1, host(y))
-		return
+		return s.m.be.MatMul(false, true, N, out, in, host(x), host(w), 1, host(y))
 	}
-	s.rowsLinear(acc, x, N, in, w, nil, out)
+	if err := s.rowsLinear(acc, x, N, in, w, nil, out); err != nil {
+		return err
+	}
 	for i, v := range acc[:N*out] {
 		y[i] += v
 	}
+	return nil
 }
 
 // rowsLinear is linear over m rows with every row computed independently
 // of the others: the backend's rowKernel, or one product per row on a
 // backend without one.
-func (s *Session) rowsLinear(y, x []float32, m, in int, w, bias []float32, out int) {
+func (s *Session) rowsLinear(y, x []float32, m, in int, w, bias []float32, out int) error {
 	if m == 0 {
-		return
+		return nil
 	}
 	be := s.m.be
 	y = y[:m*out]
 	if rk, ok := be.(rowKernel); ok {
-		rk.LinearRows(m, out, in, host(x[:m*in]), host(w), host(y))
-		if bias != nil {
-			be.AddBias(host(y), host(bias))
+		if err := rk.LinearRows(m, out, in, host(x[:m*in]), host(w), host(y)); err != nil {
+			return err
 		}
-		return
+		if bias != nil {
+			return be.AddBias(host(y), host(bias))
+		}
+		return nil
 	}
 	for i := range m {
-		linear(be, y[i*out:(i+1)*out], x[i*in:(i+1)*in], 1, in, w, bias, out)
+		if err := linear(be, y[i*out:(i+1)*out], x[i*in:(i+1)*in], 1, in, w, bias, out); err != nil {
+			return err
+		}
 	}
+	return nil
 }

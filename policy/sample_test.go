@@ -14,7 +14,7 @@ func TestLogProbsMatchesReference(t *testing.T) {
 		t.Run(fmt.Sprintf("tied=%t", tied), func(t *testing.T) {
 			m := testModel(t, tied, 21)
 			seqs := randomSeqs(rand.New(rand.NewSource(22)), m.Config.VocabSize, 9, 1, 0, 30, 17)
-			got := m.LogProbs(seqs)
+			got := logProbs(t, m, seqs)
 			for i, s := range seqs {
 				if len(got[i]) != len(s) {
 					t.Fatalf("row %d: %d log-probs for %d tokens", i, len(got[i]), len(s))
@@ -56,7 +56,7 @@ func TestSessionStep(t *testing.T) {
 			for i, s := range seqs {
 				ref[i] = refLogSoftmax(m, s)
 			}
-			plain := m.LogProbs(seqs)
+			plain := logProbs(t, m, seqs)
 			s := m.NewSession(rows, 64)
 			fed := make([]int, rows)
 			worst := 0.0

@@ -14,7 +14,7 @@ import (
 func TestTemperatureLogProbs(t *testing.T) {
 	m := testModel(t, false, 1)
 	seqs, coef := batchFor(2, m.Config.VocabSize)
-	plain := m.LogProbs(seqs)
+	plain := logProbs(t, m, seqs)
 	m.SetTemperature(0.7)
 	if got := m.Temperature(); math.Abs(got-0.7) > 1e-6 {
 		t.Fatalf("Temperature() = %v after SetTemperature(0.7)", got)
@@ -27,7 +27,7 @@ func TestTemperatureLogProbs(t *testing.T) {
 	if d := maxAbsDiff(logp, ref); d > 1e-4 {
 		t.Errorf("Backward vs reference at T=0.7: max abs diff %.3g", d)
 	}
-	if d := maxAbsDiff(m.LogProbs(seqs), ref); d > 1e-4 {
+	if d := maxAbsDiff(logProbs(t, m, seqs), ref); d > 1e-4 {
 		t.Errorf("LogProbs vs reference at T=0.7: max abs diff %.3g", d)
 	}
 	if d := maxAbsDiff(plain, ref); d < 1e-2 {
@@ -43,7 +43,7 @@ func TestTemperatureLogProbs(t *testing.T) {
 		}
 	}
 	m.SetTemperature(1)
-	if d := maxAbsDiff(m.LogProbs(seqs), refLogProbs(m, seqs)); d > 1e-4 {
+	if d := maxAbsDiff(logProbs(t, m, seqs), refLogProbs(m, seqs)); d > 1e-4 {
 		t.Errorf("LogProbs after SetTemperature(1): max abs diff %.3g from the plain reference", d)
 	}
 }

@@ -113,11 +113,13 @@ func NewAdamWOn(be backend.Backend, params []*policy.Param, cfg AdamWConfig) *Ad
 // which is PyTorch's AdamW. Grad is only read: it is neither clipped in
 // place nor zeroed. When the norm is NaN or infinite, Step changes nothing
 // (weights, moments, step count) and returns NaN, so the caller can log and
-// skip the batch.
-func (o *AdamW) Step(lr float64) (gradNorm float64) {
+// skip the batch. The error is the backend's, when its update kernel
+// fails: the parameters from the failed one on are then not updated (the
+// step count has moved on).
+func (o *AdamW) Step(lr float64) (gradNorm float64, err error) {
 	norm := o.gradNorm()
 	if math.IsNaN(norm) || math.IsInf(norm, 0) {
-		return math.NaN()
+		return math.NaN(), nil
 	}
 	scale := 1.0
 	if o.cfg.MaxGradNorm > 0 && norm > o.cfg.MaxGradNorm {
@@ -131,13 +133,16 @@ func (o *AdamW) Step(lr float64) (gradNorm float64) {
 		if len(p.Shape) >= 2 {
 			decay = 1 - lr*o.cfg.WeightDecay
 		}
-		o.be.AdamW(backend.Host(p.Data), backend.Host(p.Grad), backend.Host(o.m[i]), backend.Host(o.v[i]), backend.AdamWStep{
+		err := o.be.AdamW(backend.Host(p.Data), backend.Host(p.Grad), backend.Host(o.m[i]), backend.Host(o.v[i]), backend.AdamWStep{
 			Scale: float32(scale), Decay: float32(decay),
 			StepSize: float32(lr / bc1), RootBC2: float32(math.Sqrt(bc2)),
 			Beta1: float32(o.cfg.Beta1), Beta2: float32(o.cfg.Beta2), Eps: float32(o.cfg.Eps),
 		})
+		if err != nil {
+			return norm, fmt.Errorf("trainer: adamw %s: %w", p.Name, err)
+		}
 	}
-	return norm
+	return norm, nil
 }
 
 // gradNorm is the L2 norm of all gradients, accumulated in float64.

@@ -66,7 +66,7 @@ func TestBehaviourLogProbs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fromLogProbs := m.LogProbs(seqs)
+		fromLogProbs := logProbs(t, m, seqs)
 		worst, n := 0.0, 0
 		for i, tr := range trajs {
 			if got := len(tr.NucleusLogProbs) > 0; got != (c.topP < 1) {

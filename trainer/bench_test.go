@@ -70,7 +70,9 @@ func trainStep(tb testing.TB, m *policy.Model, opt *AdamW, seqs [][]int, coef []
 	if err != nil {
 		tb.Fatal(err)
 	}
-	opt.Step(lr)
+	if _, err := opt.Step(lr); err != nil {
+		tb.Fatal(err)
+	}
 	loss := 0.0
 	for i, row := range logp {
 		for t := 1; t < len(row); t++ {
@@ -173,7 +175,7 @@ func TestBenchWorkloads(t *testing.T) {
 				for v := range alts {
 					alts[v] = append(append([]int(nil), full[:pos]...), v)
 				}
-				lp := m.LogProbs(alts)
+				lp := logProbs(t, m, alts)
 				if got, want := full[pos], argmaxAt(lp, pos); lp[got][pos] < lp[want][pos]-1e-5 {
 					t.Errorf("sequence %d step %d: decoded token %d (log-prob %.5f), most likely is %d (%.5f)",
 						i, j, got, lp[got][pos], want, lp[want][pos])

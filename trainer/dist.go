@@ -349,7 +349,7 @@ func (r *Run) allReduceGrads() error {
 // exchanging them.
 func (r *Run) logProbs(model *policy.Model, trajs []*rollout.Trajectory, seqs [][]int) ([][]float32, error) {
 	if r.dist == nil {
-		return model.LogProbs(seqs), nil
+		return model.LogProbs(seqs)
 	}
 	var idx []int
 	for j, t := range trajs {
@@ -359,7 +359,10 @@ func (r *Run) logProbs(model *policy.Model, trajs []*rollout.Trajectory, seqs []
 	}
 	var lp [][]float32
 	if len(idx) > 0 {
-		lp = model.LogProbs(pick(seqs, idx))
+		var err error
+		if lp, err = model.LogProbs(pick(seqs, idx)); err != nil {
+			return nil, err
+		}
 	}
 	var buf bytes.Buffer
 	if err := gob.NewEncoder(&buf).Encode(struct {

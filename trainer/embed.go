@@ -27,5 +27,5 @@ func (e PolicyEmbedder) Embed(ctx context.Context, text string) ([]float32, erro
 		return nil, err
 	}
 	ids := e.Tokenizer.Encode(text)
-	return e.Model.MeanHidden(ids[:min(len(ids), e.Model.Config.MaxPositionEmbeddings)]), nil
+	return e.Model.MeanHidden(ids[:min(len(ids), e.Model.Config.MaxPositionEmbeddings)])
 }

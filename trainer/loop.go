@@ -52,7 +52,9 @@ func (r *Run) grpo(ctx context.Context, st *trainerState) (*Summary, error) {
 	defer mlog.Close()
 	var final *EvalResult
 	first, loopStart := st.Step, time.Now()
-	r.stale = r.startStale(ctx, first)
+	if r.stale, err = r.startStale(ctx, first); err != nil {
+		return nil, err
+	}
 	defer func() { r.stale.close(); r.stale = nil }()
 	for step := st.Step + 1; step <= g.Steps; step++ {
 		if ctx.Err() != nil {

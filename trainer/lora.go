@@ -78,7 +78,7 @@ func (r *Run) prepareLoRA() error {
 	}
 	if r.Model.LoRA() != nil {
 		fmt.Fprintf(r.out, "trainer: merging the init's LoRA adapters into its weights (model.lora.rank is 0: the full weights train)\n")
-		r.Model.MergeAdapters()
+		return r.Model.MergeAdapters()
 	}
 	return nil
 }

@@ -25,7 +25,7 @@ func TestToolOutputGetsZeroGradient(t *testing.T) {
 	}
 	// prompt | model | tool output | model
 	mask := []uint8{0, 0, 0, 0, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1}
-	lp := m.LogProbs([][]int{seq})[0]
+	lp := logProbs(t, m, [][]int{seq})[0]
 	grads := func(logp, old []float32) ([]float32, [][]float32) {
 		out := PolicyLoss(LossConfig{EpsLow: 0.2, EpsHigh: 0.2, Agg: AggSeqMeanTokenMean},
 			[]SeqInput{{LogP: logp, OldLogP: old, Mask: mask, Adv: 1.5}})

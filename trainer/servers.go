@@ -115,13 +115,17 @@ func (r *Run) rolloutEngine(rc rollout.Config) *rollout.Engine {
 // trajs, between the log-probs the rollouts were sampled with (the
 // servers') and those m gives them (rollout/logprob_diff/mean): the
 // mismatch between the decoding and training paths; 0 when there is no
-// model token.
-func logprobDiff(m *policy.Model, trajs []*rollout.Trajectory) float64 {
+// model token; the error is the model's.
+func logprobDiff(m *policy.Model, trajs []*rollout.Trajectory) (float64, error) {
 	seqs := make([][]int, len(trajs))
 	for i, t := range trajs {
 		seqs[i] = t.Tokens
 	}
-	return logprobDiffOf(trajs, m.LogProbs(seqs))
+	lp, err := m.LogProbs(seqs)
+	if err != nil {
+		return 0, err
+	}
+	return logprobDiffOf(trajs, lp), nil
 }
 
 // logprobDiffOf is logprobDiff with the trainer's log-probs given

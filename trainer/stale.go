@@ -66,21 +66,26 @@ func (p *staleRollouts) versionFor(s int) int { return max(p.first, s-1-p.k-p.la
 func (p *staleRollouts) needed(v int) bool { return v <= p.versionFor(p.last) }
 
 // startStale starts the producer for steps first+1..last from the run's
-// current weights (version first); nil when max_staleness is 0.
-func (r *Run) startStale(ctx context.Context, first int) *staleRollouts {
+// current weights (version first); nil when max_staleness is 0. The
+// error is that of copying the weights.
+func (r *Run) startStale(ctx context.Context, first int) (*staleRollouts, error) {
 	g := r.Cfg.GRPO
 	if g.MaxStaleness == 0 || first >= g.Steps {
-		return nil
+		return nil, nil
+	}
+	snap, err := r.Model.Merged()
+	if err != nil {
+		return nil, err
 	}
 	r.out = &lockedWriter{w: r.out} // the producer's notes and the step lines
 	ctx, cancel := context.WithCancel(ctx)
 	p := &staleRollouts{k: g.MaxStaleness, first: first, last: g.Steps, lag: r.staleLag,
 		pub: make(chan versionSnap, g.Steps-first+1), out: make(chan produced, g.MaxStaleness),
 		stop: cancel, done: make(chan struct{})}
-	p.pub <- versionSnap{first, r.Model.Merged()}
+	p.pub <- versionSnap{first, snap}
 	view := *r // copied here, before the loop writes r again
 	go p.run(ctx, &view)
-	return p
+	return p, nil
 }
 
 // run rolls out every step in order on view, a copy of the run, with its
@@ -122,10 +127,16 @@ func (p *staleRollouts) run(ctx context.Context, view *Run) {
 // publish hands the producer the weights after update step (version
 // step), copied (LoRA adapters merged in), when a step still to come
 // samples from them.
-func (p *staleRollouts) publish(step int, m *policy.Model) {
-	if p != nil && p.needed(step) {
-		p.pub <- versionSnap{step, m.Merged()}
+func (p *staleRollouts) publish(step int, m *policy.Model) error {
+	if p == nil || !p.needed(step) {
+		return nil
 	}
+	snap, err := m.Merged()
+	if err != nil {
+		return err
+	}
+	p.pub <- versionSnap{step, snap}
+	return nil
 }
 
 // close stops the producer and waits for it.

@@ -41,7 +41,9 @@ func (r *Run) grpoStep(ctx context.Context, step int, opt *AdamW, ref *policy.Mo
 		m[k] = v
 	}
 	m["timing/update_s"] = time.Since(t0).Seconds()
-	r.stale.publish(step, r.Model) // the producer samples later steps from these weights
+	if err := r.stale.publish(step, r.Model); err != nil { // the producer samples later steps from these weights
+		return stepOutput{}, fmt.Errorf("trainer: step %d: publish weights: %w", step, err)
+	}
 	return r.stepStats(b.trajs, m, start), nil
 }
 
@@ -86,7 +88,9 @@ func (r *Run) advantages(b *stepBatch, m Metrics) ([]*rollout.Trajectory, []floa
 	train, trainRewards := b.training()
 	if r.servers != nil && g.MaxStaleness == 0 { // the servers' log-probs against the trainer's weights (update records them when stale)
 		r.Model.SetTemperature(r.Cfg.Rollout.Temperature) // as the servers sampled
-		m["rollout/logprob_diff/mean"] = logprobDiff(r.Model, train)
+		if m["rollout/logprob_diff/mean"], err = logprobDiff(r.Model, train); err != nil {
+			return nil, nil, err
+		}
 	}
 	adv, zeroGroups := advFn(trainRewards, G, g.AdvEps)
 	if len(train) > 0 { // none when a stale batch was dropped
@@ -174,7 +178,9 @@ func (r *Run) update(ctx context.Context, trajs []*rollout.Trajectory, adv []flo
 	if b.ref, err = r.refLogProbs(ref, trajs, seqs, keep); err != nil {
 		return nil, err
 	}
-	b.old, b.mask = r.lossSeqs(trajs, keep)
+	if b.old, b.mask, err = r.lossSeqs(trajs, keep); err != nil {
+		return nil, err
+	}
 	b.first = b.old         // the first minibatch's weights are those that sampled
 	if g.MaxStaleness > 0 { // they are not: correct for the older policy
 		if b.old, b.first, b.isw, err = r.proximal(trajs, keep, b.old, b.mask, m); err != nil {
@@ -286,7 +292,10 @@ func (r *Run) minibatch(b *updateBatch, idx []int, first bool, lc LossConfig, op
 	if err := r.backwardOwn(mbTrajs, mbSeqs, out.Coef, r.Cfg.GRPO.MicroBatch); err != nil {
 		return err
 	}
-	gn := opt.Step(r.lr(step))
+	gn, err := opt.Step(r.lr(step))
+	if err != nil {
+		return err
+	}
 	sum["loss/policy"] += out.PolicyLoss
 	sum["loss/kl"] += out.KL
 	sum["loss/total"] += out.Loss

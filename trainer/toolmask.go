@@ -13,23 +13,26 @@ import "github.com/artist-rl/artist/rollout"
 // log-probs of tokens the policy did not write, so theirs are computed
 // here under the weights that sampled (no update of the step has run yet).
 // The trajectories themselves are not changed.
-func (r *Run) lossSeqs(trajs []*rollout.Trajectory, keep []int) (logp [][]float32, mask [][]uint8) {
+func (r *Run) lossSeqs(trajs []*rollout.Trajectory, keep []int) (logp [][]float32, mask [][]uint8, err error) {
 	logp, mask = make([][]float32, len(trajs)), make([][]uint8, len(trajs))
 	for _, i := range keep {
 		logp[i], mask[i] = trajs[i].LogProbs, trajs[i].Mask
 	}
 	if r.Cfg.GRPO.MaskToolOutput || len(keep) == 0 {
-		return logp, mask
+		return logp, mask, nil
 	}
 	seqs := make([][]int, len(keep))
 	for j, i := range keep {
 		seqs[j] = trajs[i].Tokens
 	}
-	cur := r.Model.LogProbs(seqs)
+	cur, err := r.Model.LogProbs(seqs)
+	if err != nil {
+		return nil, nil, err
+	}
 	for j, i := range keep {
 		logp[i], mask[i] = unmaskToolOutput(trajs[i], cur[j])
 	}
-	return logp, mask
+	return logp, mask, nil
 }
 
 // unmaskToolOutput returns t's log-probs and loss mask with the tool

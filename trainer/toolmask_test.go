@@ -43,7 +43,7 @@ func TestMaskToolOutputAblation(t *testing.T) {
 		tr.Append(toks, part.kind, lps)
 	}
 	origMask := append([]uint8(nil), tr.Mask...)
-	cur := m.LogProbs([][]int{tr.Tokens})[0]
+	cur := logProbs(t, m, [][]int{tr.Tokens})[0]
 	if err := tr.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,10 @@ func TestMaskToolOutputAblation(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			r := &Run{Cfg: DefaultConfig(), Model: m}
 			r.Cfg.GRPO.MaskToolOutput = c.maskTool
-			logp, mask := r.lossSeqs([]*rollout.Trajectory{tr}, []int{0})
+			logp, mask, err := r.lossSeqs([]*rollout.Trajectory{tr}, []int{0})
+			if err != nil {
+				t.Fatal(err)
+			}
 			out := PolicyLoss(LossConfig{EpsLow: 0.2, EpsHigh: 0.2, Agg: AggSeqMeanTokenMean},
 				[]SeqInput{{LogP: logp[0], OldLogP: logp[0], Mask: mask[0], Adv: 1.5}})
 			for k := range tr.Tokens {

@@ -113,7 +113,9 @@ func sftCoef(masks [][]uint8) [][]float32 {
 // and checkpoints it as step 0 (the frozen reference of the KL term). from
 // is the state of a warm-start checkpoint to go on from, or nil to start.
 func (r *Run) warmStart(ctx context.Context, from *trainerState) (*trainerState, error) {
-	r.Model.MergeAdapters() // an init with adapters warm-starts from its merged weights
+	if err := r.Model.MergeAdapters(); err != nil { // an init with adapters warm-starts from its merged weights
+		return nil, err
+	}
 	if r.Cfg.WarmStart.Steps > 0 {
 		if err := r.warmStartSteps(ctx, from); err != nil {
 			return nil, err
@@ -183,7 +185,9 @@ func (r *Run) warmStartSteps(ctx context.Context, from *trainerState) error {
 		if err != nil {
 			return fmt.Errorf("trainer: warm start step %d: %w", step, err)
 		}
-		opt.Step(CosineLR(step, warm, w.Steps, w.LR, 0.1))
+		if _, err := opt.Step(CosineLR(step, warm, w.Steps, w.LR, 0.1)); err != nil {
+			return fmt.Errorf("trainer: warm start step %d: %w", step, err)
+		}
 		bar.Report(step, w.Steps)
 		if step%25 == 0 || step == w.Steps {
 			bar.Hide()

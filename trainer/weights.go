@@ -18,7 +18,10 @@ import (
 // the time of the write).
 func WriteWeights(dir string, m *policy.Model, tok *policy.Tokenizer) error {
 	if m.LoRA() != nil {
-		m = m.Merged()
+		var err error
+		if m, err = m.Merged(); err != nil {
+			return fmt.Errorf("trainer: weights: %w", err)
+		}
 	}
 	parent := filepath.Dir(filepath.Clean(dir))
 	if err := os.MkdirAll(parent, 0o755); err != nil {

@@ -301,7 +301,9 @@ func benchTrain(m *policy.Model, s benchSettings, rng *rand.Rand) (float64, erro
 		if _, err := m.Backward(seqs, coef); err != nil {
 			return 0, err
 		}
-		opt.Step(1e-5)
+		if _, err := opt.Step(1e-5); err != nil {
+			return 0, err
+		}
 		if i >= s.warmup {
 			times = append(times, time.Since(start).Seconds())
 		}

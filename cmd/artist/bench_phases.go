@@ -80,7 +80,9 @@ func benchGRPO(m *policy.Model, s benchSettings, rng *rand.Rand, start time.Time
 			return nil, err
 		}
 	}
-	opt.Step(1e-6)
+	if _, err := opt.Step(1e-6); err != nil {
+		return nil, err
+	}
 	mark("update", t0)
 	return phases, nil
 }

@@ -55,7 +55,7 @@ func TestExportLoRA(t *testing.T) {
 		t.Fatal("the merged export still has adapters")
 	}
 	seqs := [][]int{ck.Tok.Encode("12 + 30 = 42"), ck.Tok.Encode("What is 7 times 6?")}
-	want, got, base := ck.Model.LogProbs(seqs), mk.Model.LogProbs(seqs), ck.Model.Base().LogProbs(seqs)
+	want, got, base := logProbs(t, ck.Model, seqs), logProbs(t, mk.Model, seqs), logProbs(t, ck.Model.Base(), seqs)
 	moved, off := 0.0, 0.0
 	for i := range want {
 		for j := range want[i] {

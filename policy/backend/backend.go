@@ -11,7 +11,7 @@ import (
 // the handle, not the data. A host tensor (Host) wraps a Go slice without
 // copying it; a device backend makes device tensors (Device) from its
 // Alloc. A backend's kernels accept the tensors of its own kind only, and
-// panic on others (a programmer error).
+// return an error that names the kernel for others.
 type Tensor struct {
 	host []float32
 	dev  uintptr
@@ -139,6 +139,13 @@ type Memory interface {
 // inputs unless a method says so. Every output is overwritten in full,
 // except where a method says it accumulates.
 //
+// Every kernel returns an error: a device backend's launch can fail (out
+// of memory, a lost device), and a backend refuses a tensor that is not
+// of its kind with an error that names the kernel. On an error the
+// outputs are undefined; callers pass it up and do not use them. Sizes
+// that do not fit the tensors are programmer errors that a backend may
+// panic on instead (the cpu backends do, with an index out of range).
+//
 // A forward kernel of training may fill a saved tensor, whose size the
 // method states, with intermediate values its backward kernel then reads
 // instead of recomputing them; an empty saved tensor is neither written
@@ -148,56 +155,56 @@ type Kernels interface {
 	// MatMul computes c [m, n] = op(a)·op(b) + beta·c, where op(a) is
 	// [m, k] (a is stored [k, m] when ta) and op(b) is [k, n] (b is
 	// stored [n, k] when tb). With beta = 0, c is only written.
-	MatMul(ta, tb bool, m, n, k int, a, b Tensor, beta float32, c Tensor)
+	MatMul(ta, tb bool, m, n, k int, a, b Tensor, beta float32, c Tensor) error
 	// AddBias adds bias [M] to every row of y [rows, M].
-	AddBias(y, bias Tensor)
+	AddBias(y, bias Tensor) error
 	// ColSum writes out [M] = Σ_r x[r] over the rows of x [rows, M].
-	ColSum(out, x Tensor)
+	ColSum(out, x Tensor) error
 	// Embed copies rows ids[r] of table [V, C] into out [N, C].
-	Embed(out, table, ids Tensor, C int)
+	Embed(out, table, ids Tensor, C int) error
 	// EmbedBack writes dtable [V, C] = the sum of the rows of dy [N, C]
 	// whose ids [N] name each row (zero for the others).
-	EmbedBack(dtable, ids, dy Tensor, C int)
+	EmbedBack(dtable, ids, dy Tensor, C int) error
 	// RMSNorm writes y[r] = x[r] / sqrt(mean(x[r]²) + eps) ⊙ w for the rows
 	// of x [N, C] and w [C]; y may alias x.
-	RMSNorm(y, x, w Tensor, C int, eps float32)
+	RMSNorm(y, x, w Tensor, C int, eps float32) error
 	// RMSNormBack writes the gradients of RMSNorm: dx [N, C] and dw [C]
 	// from x, w and dy [N, C]. An empty dx or dw is not computed.
-	RMSNormBack(dx, dw, x, w, dy Tensor, C int, eps float32)
+	RMSNormBack(dx, dw, x, w, dy Tensor, C int, eps float32) error
 	// Rope writes into y the nh heads of D values of every row of x,
 	// [N, nh·D], rotated by the angle of the row's position pos[r] (rotate-half
 	// convention); cos and sin are [P, D/2] tables. inverse rotates by the
 	// negative angle, which is the gradient. y may alias x.
-	Rope(y, x Tensor, nh, D int, pos []int, cos, sin Tensor, inverse bool)
+	Rope(y, x Tensor, nh, D int, pos []int, cos, sin Tensor, inverse bool) error
 	// Attention writes o [N, H·D] = softmax(q·kᵀ·Scale + causal mask)·v
 	// for the N/T sequences of T rows in q [N, H·D], k and v [N, K·D].
 	// saved holds N·H·T values (the attention probabilities) or none.
-	Attention(o, saved, q, k, v Tensor, h Heads, T int)
+	Attention(o, saved, q, k, v Tensor, h Heads, T int) error
 	// AttentionBack writes dq [N, H·D], dk and dv [N, K·D], the gradients
 	// of Attention given its inputs, its output o, what it saved and
 	// do = ∂cost/∂o.
-	AttentionBack(dq, dk, dv, q, k, v, o, saved, do Tensor, h Heads, T int)
+	AttentionBack(dq, dk, dv, q, k, v, o, saved, do Tensor, h Heads, T int) error
 	// AttendCached is decoding attention: for each span i, the rows of q
 	// and o [N, H·D] in the span attend causally over the sequence's
 	// cache keys[i] and vals[i] [P, K·D], P ≥ P0+N, which already hold
 	// the span's own rows.
-	AttendCached(o, q Tensor, keys, vals []Tensor, spans []Span, h Heads)
+	AttendCached(o, q Tensor, keys, vals []Tensor, spans []Span, h Heads) error
 	// SwiGLU writes y = silu(gate) ⊙ up, silu(x) = x·sigmoid(x); y may
 	// alias gate. saved holds len(gate) values or none.
-	SwiGLU(y, saved, gate, up Tensor)
+	SwiGLU(y, saved, gate, up Tensor) error
 	// SwiGLUBack writes dgate and dup, the gradients of SwiGLU given what
 	// it saved and dy. An empty dgate or dup is not computed.
-	SwiGLUBack(dgate, dup, gate, up, saved, dy Tensor)
+	SwiGLUBack(dgate, dup, gate, up, saved, dy Tensor) error
 	// TokenLogProb writes out[r] = log softmax(logits[r])[targets[r]] for
 	// logits [N, V] and targets [N]; a negative target gives 0. saved
 	// holds N values or none.
-	TokenLogProb(out, saved, logits, targets Tensor, V int)
+	TokenLogProb(out, saved, logits, targets Tensor, V int) error
 	// TokenLogProbBack writes dlogits[r] = dy[r]·(onehot(targets[r]) −
 	// softmax(logits[r])), zero rows where the target is negative or
 	// dy[r] is 0, given what TokenLogProb saved.
-	TokenLogProbBack(dlogits, logits, targets, saved, dy Tensor, V int)
+	TokenLogProbBack(dlogits, logits, targets, saved, dy Tensor, V int) error
 	// AdamW updates p, m and v in place from the gradient g, per element:
 	// g' = Scale·g, m ← β1·m + (1−β1)·g', v ← β2·v + (1−β2)·g'²,
 	// p ← Decay·p − StepSize·m / (√v/RootBC2 + Eps).
-	AdamW(p, g, m, v Tensor, s AdamWStep)
+	AdamW(p, g, m, v Tensor, s AdamWStep) error
 }

@@ -19,7 +19,10 @@
 //     RMSNorm, rotary positions, causal grouped-query attention (training
 //     and cached decoding), SwiGLU, the log-softmax-and-gather of target
 //     tokens, and AdamW. Each kernel reads and writes whole tensors of the
-//     backend's kind; shapes follow the model's legend.
+//     backend's kind; shapes follow the model's legend. Each returns an
+//     error (a device launch can fail, and a tensor of another kind is
+//     refused), which the graph operations' Do, Session.Step,
+//     Model.LogProbs and the optimizer's Step pass up.
 //   - Info: its name, its thread counts and, for a library, the library
 //     and the kernel type it chose (OpenBLAS's "Haswell", "Zen", ...),
 //     which runs print at start and record in summary.json. Host backends

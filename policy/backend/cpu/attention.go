@@ -19,7 +19,10 @@ const causalBlock = 64
 // and head, in parallel over (sequence, head) pairs. saved, when given,
 // receives each (sequence, head)'s probabilities as a [T, T] block: row t
 // holds its t+1 probabilities, then zeros to the end of its row block.
-func (b *Backend) Attention(o, saved, q, k, v backend.Tensor, hd backend.Heads, T int) {
+func (b *Backend) Attention(o, saved, q, k, v backend.Tensor, hd backend.Heads, T int) error {
+	if err := onHost("Attention", o, saved, q, k, v); err != nil {
+		return err
+	}
 	oo, sv, qq, kk, vv := host(o), host(saved), host(q), host(k), host(v)
 	HD, KD := hd.H*hd.D, hd.K*hd.D
 	B := len(qq) / (T * HD)
@@ -39,6 +42,7 @@ func (b *Backend) Attention(o, saved, q, k, v backend.Tensor, hd backend.Heads, 
 			b.attendBlock(hd, ob, qb, kb, vb, T, h, p, ps)
 		}
 	})
+	return nil
 }
 
 // attendBlock computes causal attention for query head h over one whole
@@ -77,7 +81,10 @@ func (b *Backend) blockProbs(hd backend.Heads, p, q, k []float32, T, r0, r1 int)
 // parallel over (sequence, key/value head) pairs. With P the attention
 // probabilities (saved, or recomputed): dV += Pᵀ·dO,
 // dS = P ⊙ (dO·Vᵀ − rowdot(dO, O))·Scale, dQ = dS·K, dK += dSᵀ·Q.
-func (b *Backend) AttentionBack(dq, dk, dv, q, k, v, o, saved, do backend.Tensor, hd backend.Heads, T int) {
+func (b *Backend) AttentionBack(dq, dk, dv, q, k, v, o, saved, do backend.Tensor, hd backend.Heads, T int) error {
+	if err := onHost("AttentionBack", dq, dk, dv, q, k, v, o, saved, do); err != nil {
+		return err
+	}
 	a := attnTensors{q: host(q), k: host(k), v: host(v), o: host(o), do: host(do), dq: host(dq), dk: host(dk), dv: host(dv)}
 	sv := host(saved)
 	HD, KD := hd.H*hd.D, hd.K*hd.D
@@ -100,6 +107,7 @@ func (b *Backend) AttentionBack(dq, dk, dv, q, k, v, o, saved, do backend.Tensor
 			b.attnBackGroup(hd, kv, T, at, p, ds)
 		}
 	})
+	return nil
 }
 
 // attnTensors are one sequence's slices of the attention backward pass.
@@ -148,12 +156,21 @@ func (b *Backend) attnBackGroup(hd backend.Heads, kv, T int, a attnTensors, p, d
 
 // AttendCached is decoding attention over each span's cache, in parallel
 // over (span, key/value head) pairs.
-func (b *Backend) AttendCached(o, q backend.Tensor, keys, vals []backend.Tensor, spans []backend.Span, hd backend.Heads) {
+func (b *Backend) AttendCached(o, q backend.Tensor, keys, vals []backend.Tensor, spans []backend.Span, hd backend.Heads) error {
+	if err := onHost("AttendCached", o, q); err != nil {
+		return err
+	}
+	if err := onHost("AttendCached", keys...); err != nil {
+		return err
+	}
+	if err := onHost("AttendCached", vals...); err != nil {
+		return err
+	}
 	oo, qq := host(o), host(q)
 	HD := hd.H * hd.D
 	units := len(spans) * hd.K
 	if units == 0 {
-		return
+		return nil
 	}
 	cost, longest := 0, 0
 	for _, sp := range spans {
@@ -170,6 +187,7 @@ func (b *Backend) AttendCached(o, q backend.Tensor, keys, vals []backend.Tensor,
 			b.attendGroup(hd, rows, qs, host(keys[i]), host(vals[i]), sp.N, sp.P0, kv, scores)
 		}
 	})
+	return nil
 }
 
 // attendGroup computes causal attention for the G query heads that share

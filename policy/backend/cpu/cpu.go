@@ -71,3 +71,14 @@ func host(t backend.Tensor) []float32 {
 	}
 	return t.Host()
 }
+
+// onHost returns an error naming the kernel when one of ts is a device
+// tensor, which the cpu backends cannot read.
+func onHost(kernel string, ts ...backend.Tensor) error {
+	for _, t := range ts {
+		if !t.OnHost() {
+			return fmt.Errorf("cpu: %s got a device tensor; the cpu backends compute on host tensors only", kernel)
+		}
+	}
+	return nil
+}

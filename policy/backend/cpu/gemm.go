@@ -11,8 +11,12 @@ import (
 )
 
 // MatMul computes c [m, n] = op(a)·op(b) + beta·c (see backend.Kernels).
-func (b *Backend) MatMul(ta, tb bool, m, n, k int, a, bm backend.Tensor, beta float32, c backend.Tensor) {
+func (b *Backend) MatMul(ta, tb bool, m, n, k int, a, bm backend.Tensor, beta float32, c backend.Tensor) error {
+	if err := onHost("MatMul", a, bm, c); err != nil {
+		return err
+	}
 	b.gemm(ta, tb, m, n, k, host(a), host(bm), beta, host(c))
+	return nil
 }
 
 // gemm computes y = op(a)·op(b) + beta·y where op(a) is [m, k] and
@@ -180,11 +184,14 @@ func (b *Backend) sgemm(ta, tb bool, m, n, k int, alpha float32, a []float32, ld
 }
 
 // AddBias adds bias [M] to every row of y [rows, M].
-func (b *Backend) AddBias(y, bias backend.Tensor) {
+func (b *Backend) AddBias(y, bias backend.Tensor) error {
+	if err := onHost("AddBias", y, bias); err != nil {
+		return err
+	}
 	yy, bb := host(y), host(bias)
 	M := len(bb)
 	if M == 0 {
-		return
+		return nil
 	}
 	parallelFor(len(yy)/M, M, func(lo, hi int) {
 		for r := lo * M; r < hi*M; r += M {
@@ -194,15 +201,19 @@ func (b *Backend) AddBias(y, bias backend.Tensor) {
 			}
 		}
 	})
+	return nil
 }
 
 // ColSum writes out [M] = Σ_r x[r] over the rows of x [rows, M], the
 // columns split among goroutines (each sums its rows in order).
-func (b *Backend) ColSum(out, x backend.Tensor) {
+func (b *Backend) ColSum(out, x backend.Tensor) error {
+	if err := onHost("ColSum", out, x); err != nil {
+		return err
+	}
 	o, xx := host(out), host(x)
 	M := len(o)
 	if M == 0 {
-		return
+		return nil
 	}
 	rows := len(xx) / M
 	parallelFor(M, rows, func(lo, hi int) {
@@ -214,20 +225,28 @@ func (b *Backend) ColSum(out, x backend.Tensor) {
 			}
 		}
 	})
+	return nil
 }
 
 // Embed copies rows ids[r] of table [V, C] into out [N, C].
-func (b *Backend) Embed(out, table, ids backend.Tensor, C int) {
+func (b *Backend) Embed(out, table, ids backend.Tensor, C int) error {
+	if err := onHost("Embed", out, table, ids); err != nil {
+		return err
+	}
 	o, E := host(out), host(table)
 	for r, id := range host(ids) {
 		t := int(id)
 		copy(o[r*C:(r+1)*C], E[t*C:(t+1)*C])
 	}
+	return nil
 }
 
 // EmbedBack scatters the rows of dy [N, C] into dtable [V, C] by ids,
 // the columns split among goroutines (each adds its rows in order).
-func (b *Backend) EmbedBack(dtable, ids, dy backend.Tensor, C int) {
+func (b *Backend) EmbedBack(dtable, ids, dy backend.Tensor, C int) error {
+	if err := onHost("EmbedBack", dtable, ids, dy); err != nil {
+		return err
+	}
 	out, d, id := host(dtable), host(dy), host(ids)
 	parallelFor(len(out), 1, func(lo, hi int) { clear(out[lo:hi]) })
 	parallelFor(C, len(id)*2, func(lo, hi int) {
@@ -239,4 +258,5 @@ func (b *Backend) EmbedBack(dtable, ids, dy backend.Tensor, C int) {
 			}
 		}
 	})
+	return nil
 }

@@ -13,8 +13,12 @@ import (
 )
 
 // RMSNorm writes y[r] = x[r] / sqrt(mean(x[r]²) + eps) ⊙ w; y may alias x.
-func (b *Backend) RMSNorm(y, x, w backend.Tensor, C int, eps float32) {
+func (b *Backend) RMSNorm(y, x, w backend.Tensor, C int, eps float32) error {
+	if err := onHost("RMSNorm", y, x, w); err != nil {
+		return err
+	}
 	rmsNorm(host(y), host(x), host(w), C, eps)
+	return nil
 }
 
 func rmsNorm(y, x, w []float32, C int, eps float32) {
@@ -43,7 +47,10 @@ func rmsInv(x []float32, eps float32) float32 {
 //
 // Rows are split among goroutines for dx, columns for dw (each column sums
 // its rows in order), so the split changes no result.
-func (b *Backend) RMSNormBack(dx, dw, x, w, dy backend.Tensor, C int, eps float32) {
+func (b *Backend) RMSNormBack(dx, dw, x, w, dy backend.Tensor, C int, eps float32) error {
+	if err := onHost("RMSNormBack", dx, dw, x, w, dy); err != nil {
+		return err
+	}
 	xx, ww, d := host(x), host(w), host(dy)
 	N := len(xx) / C
 	if dx.Len() > 0 {
@@ -82,10 +89,14 @@ func (b *Backend) RMSNormBack(dx, dw, x, w, dy backend.Tensor, C int, eps float3
 			}
 		})
 	}
+	return nil
 }
 
 // Rope writes into y the rotation of x (see backend.Kernels); y may alias x.
-func (b *Backend) Rope(y, x backend.Tensor, nh, D int, pos []int, cos, sin backend.Tensor, inverse bool) {
+func (b *Backend) Rope(y, x backend.Tensor, nh, D int, pos []int, cos, sin backend.Tensor, inverse bool) error {
+	if err := onHost("Rope", y, x, cos, sin); err != nil {
+		return err
+	}
 	yy, xx := host(y), host(x)
 	if len(yy) > 0 && &yy[0] != &xx[0] {
 		copy(yy, xx)
@@ -94,6 +105,7 @@ func (b *Backend) Rope(y, x backend.Tensor, nh, D int, pos []int, cos, sin backe
 	parallelFor(len(pos), width*3, func(lo, hi int) {
 		rope(yy[lo*width:hi*width], nh, D, pos[lo:hi], host(cos), host(sin), inverse)
 	})
+	return nil
 }
 
 // rope rotates every head of x [N, nh·D] in place by the angle of its row's
@@ -121,7 +133,10 @@ func rope(x []float32, nh, D int, pos []int, cos, sin []float32, inverse bool) {
 }
 
 // SwiGLU writes y = silu(gate) ⊙ up; y may alias gate. It saves exp(−gate).
-func (b *Backend) SwiGLU(y, saved, gate, up backend.Tensor) {
+func (b *Backend) SwiGLU(y, saved, gate, up backend.Tensor) error {
+	if err := onHost("SwiGLU", y, saved, gate, up); err != nil {
+		return err
+	}
 	yy, u, gg, sv := host(y), host(up), host(gate), host(saved)
 	parallelFor(len(gg), 24, func(lo, hi int) {
 		var buf [expChunk]float32
@@ -140,11 +155,15 @@ func (b *Backend) SwiGLU(y, saved, gate, up backend.Tensor) {
 			}
 		}
 	})
+	return nil
 }
 
 // SwiGLUBack: dgate = dy·up·σ(g)·(1 + g·(1−σ(g))), dup = dy·silu(gate),
 // with exp(−g) from saved when there.
-func (b *Backend) SwiGLUBack(dgate, dup, gate, up, saved, dy backend.Tensor) {
+func (b *Backend) SwiGLUBack(dgate, dup, gate, up, saved, dy backend.Tensor) error {
+	if err := onHost("SwiGLUBack", dgate, dup, gate, up, saved, dy); err != nil {
+		return err
+	}
 	gg, d, sv := host(gate), host(dy), host(saved)
 	expNeg := func(i int) float32 {
 		if sv != nil {
@@ -170,12 +189,16 @@ func (b *Backend) SwiGLUBack(dgate, dup, gate, up, saved, dy backend.Tensor) {
 			}
 		})
 	}
+	return nil
 }
 
 // TokenLogProb writes out[r] = log softmax(logits[r])[targets[r]], 0 for
 // a negative target; the log-sum-exp is taken in float64, and saved as
 // float32 (rows without a target save nothing).
-func (b *Backend) TokenLogProb(out, saved, logits, targets backend.Tensor, V int) {
+func (b *Backend) TokenLogProb(out, saved, logits, targets backend.Tensor, V int) error {
+	if err := onHost("TokenLogProb", out, saved, logits, targets); err != nil {
+		return err
+	}
 	o, sv, l, tg := host(out), host(saved), host(logits), host(targets)
 	parallelFor(len(tg), V*8, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
@@ -190,10 +213,14 @@ func (b *Backend) TokenLogProb(out, saved, logits, targets backend.Tensor, V int
 			}
 		}
 	})
+	return nil
 }
 
 // TokenLogProbBack writes dlogits[r] = dy[r]·(onehot(target) − softmax(logits[r])).
-func (b *Backend) TokenLogProbBack(dlogits, logits, targets, saved, dy backend.Tensor, V int) {
+func (b *Backend) TokenLogProbBack(dlogits, logits, targets, saved, dy backend.Tensor, V int) error {
+	if err := onHost("TokenLogProbBack", dlogits, logits, targets, saved, dy); err != nil {
+		return err
+	}
 	out, l, tg, sv, d := host(dlogits), host(logits), host(targets), host(saved), host(dy)
 	parallelFor(len(tg), V*16, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
@@ -219,11 +246,15 @@ func (b *Backend) TokenLogProbBack(dlogits, logits, targets, saved, dy backend.T
 			o[t] += d[r]
 		}
 	})
+	return nil
 }
 
 // AdamW updates p, m and v in place (see backend.Kernels). Elements are
 // independent, so splitting them among goroutines changes no result.
-func (b *Backend) AdamW(p, g, m, v backend.Tensor, s backend.AdamWStep) {
+func (b *Backend) AdamW(p, g, m, v backend.Tensor, s backend.AdamWStep) error {
+	if err := onHost("AdamW", p, g, m, v); err != nil {
+		return err
+	}
 	pp, gg, mm, vv := host(p), host(g), host(m), host(v)
 	parallelFor(len(pp), 16, func(lo, hi int) {
 		for j := lo; j < hi; j++ {
@@ -234,6 +265,7 @@ func (b *Backend) AdamW(p, g, m, v backend.Tensor, s backend.AdamWStep) {
 			pp[j] = pp[j]*s.Decay - s.StepSize*mm[j]/denom
 		}
 	})
+	return nil
 }
 
 // softmax replaces x by softmax(x).

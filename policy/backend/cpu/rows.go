@@ -26,14 +26,17 @@ const rowsBlockBytes = 128 << 10
 // results. The three ways differ by float32 rounding, so a row's numbers
 // are the same on every machine of one kind, not across kinds; on one
 // machine they depend only on the row, w and k.
-func (b *Backend) LinearRows(m, n, k int, a, w, y backend.Tensor) {
+func (b *Backend) LinearRows(m, n, k int, a, w, y backend.Tensor) error {
+	if err := onHost("LinearRows", a, w, y); err != nil {
+		return err
+	}
 	aa, ww, yy := host(a)[:m*k], host(w)[:n*k], host(y)[:m*n]
 	if m == 0 || n == 0 {
-		return
+		return nil
 	}
 	if k == 0 {
 		clear(yy)
-		return
+		return nil
 	}
 	groups := (m + 3) / 4
 	x := aa // [4·groups, k]: a, zero rows added
@@ -51,6 +54,7 @@ func (b *Backend) LinearRows(m, n, k int, a, w, y backend.Tensor) {
 			}
 		}
 	})
+	return nil
 }
 
 // rowsBlock sets y[r·n+j] = x_r·w_j for the rows r < rows of the group
