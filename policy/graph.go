@@ -88,8 +88,12 @@ type graphCache struct {
 // carry no target and no weight), and the compiled graph is cached by
 // (B, T) — at most four shapes per model. The graph reads the weights straight from Param.Data
 // (no copy), so in-place optimizer updates are seen by the next call.
-// Backward is not safe for concurrent use on one model.
+// Backward is not safe for concurrent use on one model. It returns
+// ErrFrozen16 on a model frozen in bfloat16 (Freeze16).
 func (m *Model) Backward(seqs [][]int, coef [][]float32) (logp [][]float32, err error) {
+	if m.Frozen16() {
+		return nil, fmt.Errorf("policy: Backward: %w", ErrFrozen16)
+	}
 	longest, err := m.checkBatch(seqs, coef)
 	if err != nil {
 		return nil, err

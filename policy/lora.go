@@ -268,11 +268,15 @@ func (m *Model) Merged() (*Model, error) {
 // MergeAdapters folds the attached adapters into m's own weights,
 // W ← W + s·B·A, and detaches them; nothing without adapters. When a
 // product fails it returns the backend's error, and the weights merged so
-// far stay merged (the adapters stay attached).
+// far stay merged (the adapters stay attached). A base frozen in
+// bfloat16 is refused with ErrFrozen16.
 func (m *Model) MergeAdapters() error {
 	l := m.lora
 	if l == nil {
 		return nil
+	}
+	if m.Frozen16() {
+		return fmt.Errorf("policy: MergeAdapters: %w", ErrFrozen16)
 	}
 	for _, a := range l.Adapters {
 		out, in := m.targetDims(a.t)

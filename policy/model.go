@@ -58,12 +58,15 @@ func (c Config) Validate() error {
 // model first computes gradients (Backward, or EnableGrads), so models used
 // only for inference (sampling, eval, serve, the KL reference) hold no
 // gradient memory; from then on it has the same length as Data and
-// accumulates gradients until ZeroGrad.
+// accumulates gradients until ZeroGrad. A parameter frozen in bfloat16
+// (Model.Freeze16) has Data and Grad nil; its weights are read through
+// the forward passes only.
 type Param struct {
 	Name  string // HuggingFace name, e.g. "model.layers.0.self_attn.q_proj.weight"
 	Shape []int  // HuggingFace layout: linear weights are [out, in]
 	Data  []float32
 	Grad  []float32
+	half  []uint16 // the bfloat16 weights when frozen (Frozen16), else nil
 }
 
 // Layer holds the weights of one decoder block. Linear weights are [out, in]
@@ -190,8 +193,10 @@ func (m *Model) ZeroGrad() {
 
 // EnableGrads allocates the gradient buffers (zeroed) of every trainable
 // parameter (TrainParams) that has none yet. Backward calls it; an
-// optimizer calls it before it reads the gradients.
+// optimizer calls it before it reads the gradients. It panics with
+// ErrFrozen16 on a model frozen in bfloat16.
 func (m *Model) EnableGrads() {
+	m.refuseFrozen16("policy: EnableGrads")
 	for _, p := range m.TrainParams() {
 		if len(p.Grad) != len(p.Data) {
 			p.Grad = make([]float32, len(p.Data))
@@ -203,16 +208,21 @@ func (m *Model) EnableGrads() {
 func (m *Model) NumParams() int {
 	n := 0
 	for _, p := range m.Params {
-		n += len(p.Data)
+		n += p.Len()
 	}
 	return n
 }
 
 // Clone returns a deep copy of the weights (without gradient buffers) on
-// the same backend, used for the frozen reference policy.
+// the same backend, used for the frozen reference policy; weights frozen
+// in bfloat16 stay so in the copy.
 func (m *Model) Clone() *Model {
 	c := newShell(m.Config, m.be)
 	for i, p := range m.Params {
+		if p.half != nil {
+			c.Params[i].half, c.Params[i].Data = append([]uint16(nil), p.half...), nil
+			continue
+		}
 		copy(c.Params[i].Data, p.Data)
 	}
 	return c

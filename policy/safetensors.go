@@ -312,10 +312,14 @@ type hfModelConfig struct {
 
 // SaveModel writes dir/model.safetensors (F32, HuggingFace names; a tied head
 // is stored once, as model.embed_tokens.weight) and dir/config.json, each
-// atomically, creating dir if needed.
+// atomically, creating dir if needed. A model frozen in bfloat16 is
+// refused (ErrFrozen16): its float32 weights are gone.
 func SaveModel(dir string, m *Model) error {
 	if err := m.Config.Validate(); err != nil {
 		return fmt.Errorf("policy: save model: %w", err)
+	}
+	if m.Frozen16() {
+		return fmt.Errorf("policy: save model: %w", ErrFrozen16)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("policy: save model: %w", err)

@@ -29,6 +29,7 @@ type Session struct {
 	vals   [][][]float32 // [layer][sequence] → [P, K·D]
 	cos    []float32     // [limit, D/2]
 	sin    []float32     // [limit, D/2]
+	wide   widener       // float32 weights of bfloat16-frozen params, one matrix at a time
 }
 
 // NewSession starts n empty sequences, each with room for maxLen tokens.
@@ -229,9 +230,9 @@ func (s *Session) block(l int, x []float32, lay layout, b *buffers) error {
 	N, HD, KD := len(lay.tokens), g.H*g.D, g.K*g.D
 	var e errs
 	e.add(be.RMSNorm(host(b.h), host(x), host(L.AttnNorm.Data), g.C, g.eps))
-	e.add(s.product(b.q, b.h, lay, g.C, L.Q.Data, L.QB.Data, HD))
-	e.add(s.product(b.k, b.h, lay, g.C, L.K.Data, L.KB.Data, KD))
-	e.add(s.product(b.v, b.h, lay, g.C, L.V.Data, L.VB.Data, KD))
+	e.add(s.product(b.q, b.h, lay, g.C, s.wide.weights(L.Q), L.QB.Data, HD))
+	e.add(s.product(b.k, b.h, lay, g.C, s.wide.weights(L.K), L.KB.Data, KD))
+	e.add(s.product(b.v, b.h, lay, g.C, s.wide.weights(L.V), L.VB.Data, KD))
 	e.add(s.m.adapt(l, targetQ, b.q, b.h, N)) // LoRA adapters, when attached
 	e.add(s.m.adapt(l, targetK, b.k, b.h, N))
 	e.add(s.m.adapt(l, targetV, b.v, b.h, N))
@@ -242,15 +243,15 @@ func (s *Session) block(l int, x []float32, lay layout, b *buffers) error {
 		s.vals[l][sp.seq] = append(s.vals[l][sp.seq], b.v[sp.row*KD:(sp.row+sp.n)*KD]...)
 	}
 	e.add(s.attend(l, b, lay))
-	e.add(s.addProduct(x, b.o, lay, HD, L.O.Data, g.C, b.acc)) // x += o·Oᵀ
+	e.add(s.addProduct(x, b.o, lay, HD, s.wide.weights(L.O), g.C, b.acc)) // x += o·Oᵀ
 	e.add(s.m.adapt(l, targetO, x, b.o, N))
 	e.add(be.RMSNorm(host(b.h), host(x), host(L.MLPNorm.Data), g.C, g.eps))
-	e.add(s.product(b.gate, b.h, lay, g.C, L.Gate.Data, nil, g.F))
-	e.add(s.product(b.up, b.h, lay, g.C, L.Up.Data, nil, g.F))
+	e.add(s.product(b.gate, b.h, lay, g.C, s.wide.weights(L.Gate), nil, g.F))
+	e.add(s.product(b.up, b.h, lay, g.C, s.wide.weights(L.Up), nil, g.F))
 	e.add(s.m.adapt(l, targetGate, b.gate, b.h, N))
 	e.add(s.m.adapt(l, targetUp, b.up, b.h, N))
 	e.add(be.SwiGLU(host(b.gate), backend.Tensor{}, host(b.gate), host(b.up)))
-	e.add(s.addProduct(x, b.gate, lay, g.F, L.Down.Data, g.C, b.acc)) // x += act·Downᵀ
+	e.add(s.addProduct(x, b.gate, lay, g.F, s.wide.weights(L.Down), g.C, b.acc)) // x += act·Downᵀ
 	e.add(s.m.adapt(l, targetDown, x, b.gate, N))
 	return e.err
 }

@@ -76,8 +76,9 @@ func NewAdamW(params []*policy.Param, cfg AdamWConfig) *AdamW {
 // update runs on be (pass the model's Backend, so the update runs where the
 // weights live). A param without gradient buffers (an inference model's)
 // gets zeroed ones. It panics when cfg is invalid, two params share a name,
-// or a param's Grad and Data differ in length: the caller wired the model
-// wrong.
+// a param is frozen in bfloat16 (policy.ErrFrozen16: a reference, not a
+// policy), or a param's Grad and Data differ in length: the caller wired
+// the model wrong.
 func NewAdamWOn(be backend.Backend, params []*policy.Param, cfg AdamWConfig) *AdamW {
 	if err := cfg.Validate(); err != nil {
 		panic(err)
@@ -89,6 +90,9 @@ func NewAdamWOn(be backend.Backend, params []*policy.Param, cfg AdamWConfig) *Ad
 			panic(fmt.Sprintf("trainer: NewAdamW: param %q listed twice", p.Name))
 		}
 		seen[p.Name] = true
+		if p.Frozen16() {
+			panic(fmt.Sprintf("trainer: NewAdamW: param %q: %v", p.Name, policy.ErrFrozen16))
+		}
 		if p.Grad == nil {
 			p.Grad = make([]float32, len(p.Data))
 		}

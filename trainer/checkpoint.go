@@ -244,11 +244,15 @@ func LatestCheckpoint(runDir string) (string, error) {
 }
 
 // referenceModel loads the frozen warm-start policy for the KL term,
-// verified against its manifest.
+// verified against its manifest, with its linear weights in bfloat16
+// when model.reference_dtype is bf16.
 func (r *Run) referenceModel() (*policy.Model, error) {
 	m, _, err := loadModelFolder(filepath.Join(r.Cfg.RunDir, "checkpoints", stepDir(0)), r.out)
 	if err != nil {
 		return nil, fmt.Errorf("trainer: reference policy: %w", err)
+	}
+	if r.Cfg.Model.ReferenceDType == "bf16" {
+		m.Freeze16()
 	}
 	return m, nil
 }

@@ -302,7 +302,7 @@ func DefaultConfig() Config {
 			HiddenSize: 64, IntermediateSize: 176, NumHiddenLayers: 2,
 			NumAttentionHeads: 4, NumKeyValueHeads: 2, MaxPositionEmbeddings: 256,
 			RopeTheta: 10000, RMSNormEps: 1e-6, TieWordEmbeddings: true,
-		}, LoRA: policy.DefaultLoRAConfig()},
+		}, LoRA: policy.DefaultLoRAConfig(), ReferenceDType: "f32"},
 		Format:  format.DefaultFormat(),
 		Prompt:  PromptConfig{Template: "plain", Demos: DemosConfig{K: 3, Select: "bm25"}},
 		Task:    defaultTaskConfig(),
@@ -339,6 +339,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Model.Recompute && c.Model.LoRA.Enabled() && c.Model.LoRA.Dropout > 0 {
 		return fmt.Errorf("config: model.recompute takes adapters without dropout, but model.lora.dropout is %g: set it to 0 or turn model.recompute off", c.Model.LoRA.Dropout)
+	}
+	if !slices.Contains(referenceDTypes, c.Model.ReferenceDType) {
+		return fmt.Errorf("config: model.reference_dtype %q is unknown: use %s", c.Model.ReferenceDType, strings.Join(referenceDTypes, " or "))
 	}
 	if c.Init == "" {
 		m := c.Model.Config

@@ -39,6 +39,8 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"bad bfcl category", "task:\n  name: bfcl\n  bfcl:\n    category: hard\n", nil, []string{"task.bfcl.category", "miss_func"}},
 		{"bad bfcl docs", "task:\n  name: bfcl\n  bfcl:\n    docs: html\n", nil, []string{"task.bfcl.docs", "signatures"}},
 		{"bad micro batch", "grpo:\n  micro_batch: -1\n", nil, []string{"grpo.micro_batch"}},
+		{"bad reference dtype", "model:\n  reference_dtype: fp16\n", nil, []string{"model.reference_dtype", `"fp16"`, "f32 or bf16"}},
+		{"set bad reference dtype", "", []string{"model.reference_dtype=half"}, []string{"model.reference_dtype", "f32 or bf16"}},
 		{"recompute with lora dropout", "model:\n  recompute: true\n  lora:\n    rank: 4\n    dropout: 0.1\n", nil, []string{"model.recompute", "model.lora.dropout"}},
 		{"library without sandbox", "tool:\n  kind: disabled\n  library:\n    path: tools.json\n", nil, []string{"tool.library", "tool.kind: sandbox"}},
 		{"negative library k", "tool:\n  library:\n    k: -1\n", nil, []string{"tool.library.k"}},

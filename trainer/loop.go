@@ -29,6 +29,10 @@ type Summary struct {
 	// PeakRSSMiB is the peak resident memory of the run's last process,
 	// sandbox workers not counted.
 	PeakRSSMiB float64 `json:"peak_rss_mib"`
+	// ReferenceBytes is the memory of the KL reference's weights as they
+	// are stored (model.reference_dtype) when the run holds a copy of its
+	// own (grpo.beta > 0 without LoRA); absent otherwise.
+	ReferenceBytes int64 `json:"reference_bytes,omitempty"`
 }
 
 // stepOutput is what one GRPO step measured.
@@ -104,6 +108,10 @@ func (r *Run) grpoModels(st *trainerState) (*AdamW, *policy.Model, error) {
 	ref, err := r.reference()
 	if err != nil {
 		return nil, nil, err
+	}
+	if r.Model.LoRA() == nil { // a copy of its own, not the base
+		r.refBytes = ref.WeightBytes()
+		fmt.Fprintf(r.out, "trainer: KL reference: %s weights, %.1f MiB\n", r.Cfg.Model.ReferenceDType, float64(r.refBytes)/(1<<20))
 	}
 	return opt, ref, nil
 }
@@ -221,7 +229,7 @@ func (r *Run) finish(ctx context.Context, st *trainerState, final *EvalResult) (
 	ev := *final
 	sum := &Summary{Final: ev, Steps: st.Step, Seed: r.Cfg.Seed, Tool: r.Cfg.Tool.Kind,
 		WallS: math.Round(r.wall()*10) / 10, Backend: r.Model.Backend().Info(),
-		PeakRSSMiB: math.Round(sysmem.PeakRSSMiB())}
+		PeakRSSMiB: math.Round(sysmem.PeakRSSMiB()), ReferenceBytes: r.refBytes}
 	if st.WarmStart != nil {
 		sum.WarmStart = *st.WarmStart
 	}

@@ -28,7 +28,21 @@ type ModelConfig struct {
 	// (policy.Model.SetRecompute). With model.lora it needs
 	// model.lora.dropout 0.
 	Recompute bool `yaml:"recompute"`
+	// ReferenceDType is how the frozen KL reference of a full-weights run
+	// (grpo.beta > 0) holds its decoder-layer linear weights: "f32"
+	// (default) or "bf16", rounded to nearest-even bfloat16 and widened
+	// to float32 one matrix at a time for each product
+	// (policy.Model.Freeze16). bf16 takes the reference's weights from
+	// 1.98 GB to 1.26 GB at Qwen2.5-0.5B (the embedding stays float32)
+	// and moves its log-probs by bfloat16 rounding, so the KL term and
+	// the run's numbers change; f32 stays the default so that runs keep
+	// their numbers. With model.lora the reference is the base itself,
+	// not a copy, and this key does not apply.
+	ReferenceDType string `yaml:"reference_dtype"`
 }
+
+// referenceDTypes are the values model.reference_dtype takes.
+var referenceDTypes = []string{"f32", "bf16"}
 
 // attachLoRA gives the policy the adapters of model.lora for GRPO: fresh
 // ones from the seed when it has none (A drawn from the stream

@@ -65,6 +65,7 @@ type Run struct {
 	dist          *dist     // the data-parallel job; nil for one process (TrainOn)
 	start         time.Time // when this process started the run
 	priorWall     float64   // seconds spent by earlier processes of a resumed run
+	refBytes      int64     // the KL reference copy's weights (Model.WeightBytes), 0 without one
 }
 
 // Setup builds everything a run needs from its config: the task family's

@@ -1,0 +1,180 @@
+package policy
+
+// Frozen weights in bfloat16: stored in half the bytes, computed in
+// float32. A frozen model (Freeze16) is an inference model: the forward
+// passes (LogProbs, Session.Step, Embeddings) widen one weight matrix at a
+// time into a float32 scratch right before its product, so the products
+// are float32 products of the rounded values; everything that would write
+// the weights (Backward, EnableGrads, an optimizer, MergeAdapters,
+// SaveModel) refuses it.
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+)
+
+// ErrFrozen16 is what the writers of the weights return (or panic with)
+// on a model whose weights are frozen in bfloat16.
+var ErrFrozen16 = errors.New("policy: the model's weights are frozen in bfloat16 (Freeze16): it computes forward passes only; train, save or merge a float32 model")
+
+// roundBF16 rounds f to the nearest bfloat16, ties to even (the top 16
+// bits of the float32 after rounding the low 16); values past the largest
+// finite bfloat16 round to infinity, subnormals round as any value, and a
+// NaN stays a NaN (quiet, same sign and top payload bits).
+func roundBF16(f float32) uint16 {
+	b := math.Float32bits(f)
+	if b&0x7fffffff > 0x7f800000 { // NaN: rounding could carry it into infinity
+		return uint16(b>>16) | 0x0040
+	}
+	return uint16((b + 0x7fff + (b>>16)&1) >> 16)
+}
+
+// fromBF16 is the float32 of a bfloat16, exactly.
+func fromBF16(h uint16) float32 { return math.Float32frombits(uint32(h) << 16) }
+
+// widenChunk is the values one goroutine of widenBF16 converts: above
+// it, a matrix is split over the cores.
+const widenChunk = 1 << 18
+
+// widenBF16 writes dst[i] = fromBF16(src[i]); len(dst) ≥ len(src).
+func widenBF16(dst []float32, src []uint16) {
+	n := len(src)
+	workers := min(runtime.GOMAXPROCS(0), n/widenChunk)
+	if workers < 2 {
+		widenRange(dst[:n], src)
+		return
+	}
+	var wg sync.WaitGroup
+	per := (n + workers - 1) / workers
+	for lo := 0; lo < n; lo += per {
+		hi := min(lo+per, n)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			widenRange(dst[lo:hi], src[lo:hi])
+		}()
+	}
+	wg.Wait()
+}
+
+func widenRange(dst []float32, src []uint16) {
+	dst = dst[:len(src)]
+	for i, h := range src {
+		dst[i] = math.Float32frombits(uint32(h) << 16)
+	}
+}
+
+// Frozen16 reports whether p holds its weights in bfloat16 (Data is then
+// nil).
+func (p *Param) Frozen16() bool { return p.half != nil }
+
+// Len is the number of weights of p, however they are stored.
+func (p *Param) Len() int {
+	if p.half != nil {
+		return len(p.half)
+	}
+	return len(p.Data)
+}
+
+// Bytes is the memory p's weights take: 2 a weight in bfloat16, 4 in
+// float32 (gradients not counted).
+func (p *Param) Bytes() int64 {
+	if p.half != nil {
+		return 2 * int64(len(p.half))
+	}
+	return 4 * int64(len(p.Data))
+}
+
+// freeze16 rounds p's weights to bfloat16 and drops the float32 copy and
+// any gradient.
+func (p *Param) freeze16() {
+	if p.half != nil {
+		return
+	}
+	h := make([]uint16, len(p.Data))
+	for i, v := range p.Data {
+		h[i] = roundBF16(v)
+	}
+	p.half, p.Data, p.Grad = h, nil, nil
+}
+
+// frozenParams are the weights Freeze16 stores in bfloat16: the linear
+// weights of the decoder layers. The embedding (and the head, tied or
+// not) stays float32: the head's product reads the whole [V, C] matrix
+// at once, so widening it would need a float32 scratch as large as the
+// copy it saves; norms and biases are a few values a channel.
+func (m *Model) frozenParams() []*Param {
+	var ps []*Param
+	for _, L := range m.Layers {
+		ps = append(ps, L.Q, L.K, L.V, L.O, L.Gate, L.Up, L.Down)
+	}
+	return ps
+}
+
+// Freeze16 stores the model's decoder-layer linear weights in bfloat16
+// (rounded to nearest, ties to even) and frees their float32 copies and
+// gradients; the embedding, head, norms and biases stay float32, as do
+// attached adapters. From then on the model is for forward passes only:
+// LogProbs, Session.Step and Embeddings compute in float32 on the rounded
+// values, the same bits as a float32 model whose weights were rounded to
+// bfloat16 and back; Backward, MergeAdapters and SaveModel return
+// ErrFrozen16, and EnableGrads and an optimizer over its weights panic
+// with it (programmer errors). It is meant for the frozen KL reference: at
+// Qwen2.5-0.5B the weights take 1.26 GB instead of 1.98 GB. It cannot be
+// undone. Not safe to call while the model is in use.
+func (m *Model) Freeze16() {
+	for _, p := range m.frozenParams() {
+		p.freeze16()
+	}
+	m.dropGraphs()
+}
+
+// Frozen16 reports whether any of the model's weights are held in
+// bfloat16 (Freeze16).
+func (m *Model) Frozen16() bool {
+	for _, p := range m.Params {
+		if p.half != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// WeightBytes is the memory the model's weights take as they are stored
+// (a tied head counted once; adapters and gradients not counted).
+func (m *Model) WeightBytes() int64 {
+	var n int64
+	for _, p := range m.Params {
+		n += p.Bytes()
+	}
+	return n
+}
+
+// refuseFrozen16 panics with ErrFrozen16, naming the caller, when the
+// model holds bfloat16 weights.
+func (m *Model) refuseFrozen16(what string) {
+	if m.Frozen16() {
+		panic(fmt.Sprintf("%s: %v", what, ErrFrozen16))
+	}
+}
+
+// widener hands out a parameter's float32 weights for one product at a
+// time: Data itself, or the bfloat16 weights widened into a scratch that
+// the next call reuses. The scratch grows to the largest frozen matrix.
+type widener struct{ buf []float32 }
+
+// weights returns p's float32 weights, valid until the next call.
+func (w *widener) weights(p *Param) []float32 {
+	if p.half == nil {
+		return p.Data
+	}
+	if cap(w.buf) < len(p.half) {
+		w.buf = make([]float32, len(p.half))
+	}
+	out := w.buf[:len(p.half)]
+	widenBF16(out, p.half)
+	return out
+}
