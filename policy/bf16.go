@@ -132,6 +132,31 @@ func (m *Model) Freeze16() {
 	m.dropGraphs()
 }
 
+// Clone16 returns a copy of m frozen in bfloat16, as m.Clone() then
+// Freeze16 would give, built without the float32 copy of the frozen
+// weights; adapters are not copied (the copy is the base).
+func (m *Model) Clone16() *Model {
+	c := newShellAlloc(m.Config, m.be, false)
+	for _, p := range c.frozenParams() {
+		p.half = []uint16{} // marked; filled below
+	}
+	for i, p := range c.Params {
+		src := m.Params[i]
+		switch {
+		case p.half == nil:
+			p.Data = append([]float32(nil), src.Data...)
+		case src.half != nil:
+			p.half = append([]uint16(nil), src.half...)
+		default:
+			p.half = make([]uint16, len(src.Data))
+			for j, v := range src.Data {
+				p.half[j] = roundBF16(v)
+			}
+		}
+	}
+	return c
+}
+
 // Frozen16 reports whether any of the model's weights are held in
 // bfloat16 (Freeze16).
 func (m *Model) Frozen16() bool {

@@ -115,6 +115,13 @@ func TestFreeze16Forward(t *testing.T) {
 				return lp
 			}
 			want, got := logProbs(rounded), logProbs(frozen)
+			for i, lp := range logProbs(m.Clone16()) {
+				for j := range lp {
+					if math.Float32bits(lp[j]) != math.Float32bits(got[i][j]) {
+						t.Fatalf("Clone16's LogProbs[%d][%d] = %v, Freeze16's %v", i, j, lp[j], got[i][j])
+					}
+				}
+			}
 			worst := 0.0
 			for i, lp := range logProbs(m) {
 				for j := range lp {
@@ -198,9 +205,10 @@ func TestFreeze16Memory(t *testing.T) {
 			for _, p := range m.frozenParams() {
 				linear += int64(len(p.Data))
 			}
+			c16 := m.Clone16()
 			m.Freeze16()
-			if got, want := m.WeightBytes(), full-2*linear; got != want {
-				t.Errorf("case %d: frozen weights take %d bytes, want %d", i, got, want)
+			if got, want := m.WeightBytes(), full-2*linear; got != want || c16.WeightBytes() != want {
+				t.Errorf("case %d: frozen weights take %d bytes (Clone16's %d), want %d", i, got, c16.WeightBytes(), want)
 			}
 			if r := float64(m.WeightBytes()) / float64(full); r < c.ratio[0] || r > c.ratio[1] {
 				t.Errorf("case %d: frozen/float32 = %.3f, want in [%g, %g]", i, r, c.ratio[0], c.ratio[1])
@@ -213,8 +221,10 @@ func TestFreeze16Memory(t *testing.T) {
 					t.Fatalf("case %d: %s keeps its float32 weights", i, p.Name)
 				}
 			}
-			if c := m.Clone(); c.WeightBytes() != m.WeightBytes() || !c.Frozen16() {
-				t.Errorf("case %d: a clone of a frozen model takes %d bytes, frozen %t", i, c.WeightBytes(), c.Frozen16())
+			for _, c := range []*Model{m.Clone(), m.Clone16()} {
+				if c.WeightBytes() != m.WeightBytes() || !c.Frozen16() {
+					t.Errorf("case %d: a clone of a frozen model takes %d bytes, frozen %t", i, c.WeightBytes(), c.Frozen16())
+				}
 			}
 		})
 	}

@@ -129,7 +129,11 @@ func New(cfg Config, rng *rand.Rand) (*Model, error) {
 
 // newShell allocates zeroed parameters with HuggingFace names, computed
 // by be.
-func newShell(cfg Config, be backend.Backend) *Model {
+func newShell(cfg Config, be backend.Backend) *Model { return newShellAlloc(cfg, be, true) }
+
+// newShellAlloc is newShell; with alloc false the parameters have their
+// names and shapes but no Data.
+func newShellAlloc(cfg Config, be backend.Backend, alloc bool) *Model {
 	C, F, V, D := cfg.HiddenSize, cfg.IntermediateSize, cfg.VocabSize, cfg.HeadDim()
 	H, K := cfg.NumAttentionHeads, cfg.NumKeyValueHeads
 	m := &Model{Config: cfg, be: be, gs: defaultGraphSettings()}
@@ -138,7 +142,10 @@ func newShell(cfg Config, be backend.Backend) *Model {
 		for _, s := range shape {
 			n *= s
 		}
-		p := &Param{Name: name, Shape: shape, Data: make([]float32, n)}
+		p := &Param{Name: name, Shape: shape}
+		if alloc {
+			p.Data = make([]float32, n)
+		}
 		m.Params = append(m.Params, p)
 		return p
 	}

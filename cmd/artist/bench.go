@@ -37,6 +37,7 @@ type benchSettings struct {
 	loraRank                int    // LoRA adapters of this rank on every target; 0: full weights
 	microBatch              int    // -grpo: sequences per backward pass; 0: all at once
 	recompute               bool   // decoder blocks recompute their values in the backward pass
+	referenceDType          string // -grpo: a separate frozen reference copy, "f32" or "bf16"; "": the model itself
 	serve                   bool   // artist serve's tokens/s at several stream counts
 	streams                 string // -serve: the stream counts, e.g. "1,32"
 }
@@ -66,6 +67,7 @@ type benchReport struct {
 	MicroBatch     int    `json:"micro_batch,omitempty"`
 	Recompute      bool   `json:"recompute,omitempty"`
 	LoRARank       int    `json:"lora_rank,omitempty"`
+	ReferenceDType string `json:"reference_dtype,omitempty"`
 	// Medians over Steps repetitions.
 	TrainStepS         float64 `json:"train_step_s"`
 	TrainTokensPerS    float64 `json:"train_tokens_per_s"`
@@ -148,6 +150,7 @@ func (s *benchSettings) register(fs *flag.FlagSet) {
 	fs.IntVar(&s.floats, "floats", 0, "with -allreduce: all-reduce this many float32 values instead of a model's gradient")
 	fs.IntVar(&s.loraRank, "lora-rank", 0, "train LoRA adapters of this rank (alpha 2·rank, targets q, k, v, o, gate, up, down) on frozen weights instead of the full weights; with -grpo the reference log-probs are the base's")
 	fs.IntVar(&s.microBatch, "micro-batch", 0, "with -grpo: back-propagate the update in passes of at most this many sequences, as grpo.micro_batch does (0: all at once)")
+	fs.StringVar(&s.referenceDType, "reference-dtype", "", "with -grpo: score the reference log-probs with a frozen copy of the weights in f32 or bf16 (its decoder-layer linear weights), as a full-weights run with grpo.beta > 0 holds one (model.reference_dtype); empty: the model itself, no copy")
 	fs.BoolVar(&s.recompute, "recompute", false, "recompute each decoder block's values in the backward pass instead of keeping them, as model.recompute does")
 	fs.BoolVar(&s.force, "force", false, "run even when the memory plan exceeds the memory available")
 	fs.BoolVar(&s.serve, "serve", false, "instead, time artist serve on -checkpoint: aggregate completion tokens/s with -streams concurrent clients, each sending -steps completions of a -prompt token prompt and up to -new-tokens tokens")
@@ -161,7 +164,7 @@ func (s benchSettings) measure(m *policy.Model, sel backend.Selection, rng *rand
 	rep := benchReport{Backend: info.Name, Threads: info.Threads, LibraryThreads: info.LibraryThreads,
 		Core: info.Core, Library: info.Library, Params: m.NumParams(), Batch: s.batch, Seq: s.seq,
 		DecodeBatch: s.decodeBatch, Prompt: s.prompt, NewTokens: s.newTokens, Steps: s.steps,
-		LoRARank: s.loraRank, MicroBatch: s.microBatch, Recompute: s.recompute, BackendDescription: sel.String()}
+		LoRARank: s.loraRank, MicroBatch: s.microBatch, Recompute: s.recompute, ReferenceDType: s.referenceDType, BackendDescription: sel.String()}
 	var err error
 	if s.grpo {
 		if rep.Phases, err = benchGRPO(m, s, rng, began); err != nil {
@@ -209,6 +212,9 @@ func (s *benchSettings) validate() error {
 	if s.prompt == 0 {
 		s.prompt = s.seq
 	}
+	if s.referenceDType != "" && s.referenceDType != "f32" && s.referenceDType != "bf16" {
+		return fmt.Errorf("-reference-dtype is %q; use f32, bf16 or leave it empty (the model itself is the reference)", s.referenceDType)
+	}
 	for _, f := range []struct {
 		name string
 		v    int
@@ -248,13 +254,21 @@ func (s *benchSettings) checkPlan(w io.Writer) error {
 	if s.loraRank > 0 {
 		run.LoRA = s.lora()
 	}
-	if s.grpo { // the reference log-probs reuse the model: no second copy
+	if s.grpo { // the reference log-probs reuse the model unless -reference-dtype
 		run.GraphSeqs, run.GraphLen = s.decodeBatch, s.prompt+s.newTokens
 		if s.microBatch > 0 {
 			run.GraphSeqs = min(s.microBatch, s.decodeBatch)
 		}
 	}
-	return checkPlan(w, memplan.Estimate(cfg, run), s.force)
+	plan := memplan.Estimate(cfg, run)
+	if s.grpo && s.referenceDType != "" { // a copy even with LoRA, whose runs use the base
+		name := "reference model"
+		if s.referenceDType == "bf16" {
+			name += " (bf16 layers)"
+		}
+		plan.Terms = append(plan.Terms, memplan.Term{Name: name, Bytes: memplan.ReferenceBytes(cfg, s.referenceDType == "bf16")})
+	}
+	return checkPlan(w, plan, s.force)
 }
 
 // model loads the checkpoint, or builds the configured model with random

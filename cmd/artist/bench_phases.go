@@ -26,11 +26,19 @@ type benchPhase struct {
 // prompt with the key/value cache (temperature 1 from the seeded source);
 // "ref_logprobs" scores them again without gradients, as the KL reference
 // and a later mini-batch's old policy do (the base, adapters off, with
-// -lora-rank); "update" is Backward of a loss on the sampled tokens (in
-// passes of -micro-batch sequences) and an AdamW step of the trained
-// parameters. The first entry, "model", is
-// the memory after building the model, timed from start.
+// -lora-rank, or a frozen copy of the base in -reference-dtype, built
+// before the first entry); "update" is Backward of a loss on the sampled
+// tokens (in passes of -micro-batch sequences) and an AdamW step of the
+// trained parameters. The first entry, "model", is the memory after
+// building the model (and the reference copy), timed from start.
 func benchGRPO(m *policy.Model, s benchSettings, rng *rand.Rand, start time.Time) ([]benchPhase, error) {
+	ref := m.Base() // with adapters the reference is the base
+	switch s.referenceDType {
+	case "f32":
+		ref = ref.Clone()
+	case "bf16":
+		ref = ref.Clone16()
+	}
 	phases := []benchPhase{{Name: "model", Seconds: benchRound(time.Since(start).Seconds(), 3), PeakRSSMiB: benchRound(sysmem.PeakRSSMiB(), 1)}}
 	mark := func(name string, t0 time.Time) {
 		phases = append(phases, benchPhase{Name: name, Seconds: benchRound(time.Since(t0).Seconds(), 3), PeakRSSMiB: benchRound(sysmem.PeakRSSMiB(), 1)})
@@ -59,7 +67,7 @@ func benchGRPO(m *policy.Model, s benchSettings, rng *rand.Rand, start time.Time
 	mark("rollout", t0)
 
 	t0 = time.Now()
-	m.Base().LogProbs(seqs) // with adapters the reference is the base
+	ref.LogProbs(seqs)
 	mark("ref_logprobs", t0)
 
 	t0 = time.Now()

@@ -147,15 +147,15 @@ func TestBenchHelper(t *testing.T) {
 // TestBenchGRPO checks the phase-by-phase report: every phase in order,
 // timed, with a peak RSS that never falls.
 func TestBenchGRPO(t *testing.T) {
-	for _, tc := range []struct{ lora, micro string }{{"0", "0"}, {"4", "2"}} {
-		t.Run("lora-rank="+tc.lora, func(t *testing.T) { benchGRPOReport(t, tc.lora, tc.micro) })
+	for _, tc := range []struct{ lora, micro, ref string }{{"0", "0", ""}, {"4", "2", ""}, {"0", "0", "f32"}, {"4", "0", "bf16"}} {
+		t.Run("lora-rank="+tc.lora+",reference-dtype="+tc.ref, func(t *testing.T) { benchGRPOReport(t, tc.lora, tc.micro, tc.ref) })
 	}
 }
 
-func benchGRPOReport(t *testing.T, loraRank, micro string) {
+func benchGRPOReport(t *testing.T, loraRank, micro, refDType string) {
 	config, _ := benchFixtures(t)
 	code, stdout, stderr := runCLI("bench", "-model-config", config, "-grpo", "-seq", "11", "-decode-batch", "3", "-prompt", "6", "-new-tokens", "5",
-		"-lora-rank", loraRank, "-micro-batch", micro)
+		"-lora-rank", loraRank, "-micro-batch", micro, "-reference-dtype", refDType)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -183,5 +183,11 @@ func benchGRPOReport(t *testing.T, loraRank, micro string) {
 	}
 	if loraRank != "0" && !strings.Contains(stderr, "LoRA adapters (rank "+loraRank+")") {
 		t.Errorf("the memory plan does not count the adapters:\n%s", stderr)
+	}
+	if rep.ReferenceDType != refDType {
+		t.Errorf("reference_dtype %q, want %q", rep.ReferenceDType, refDType)
+	}
+	if want := map[string]string{"f32": "reference model  ", "bf16": "reference model (bf16 layers)"}[refDType]; want != "" && !strings.Contains(stderr, want) {
+		t.Errorf("the memory plan does not count the %s reference copy:\n%s", refDType, stderr)
 	}
 }

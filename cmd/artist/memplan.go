@@ -58,7 +58,7 @@ func trainPlan(cfg trainer.Config) (memplan.Plan, error) {
 	run := memplan.Run{
 		Train: true, Reference: cfg.GRPO.Beta > 0 && cfg.GRPO.Steps > 0,
 		GraphSeqs: max(seqs, grpoSeqs), GraphLen: T, DecodeSeqs: rollouts, DecodeLen: T,
-		Recompute: cfg.Model.Recompute,
+		Recompute: cfg.Model.Recompute, Reference16: cfg.Model.ReferenceDType == "bf16",
 	}
 	if !cfg.Model.LoRA.Enabled() || cfg.GRPO.Steps == 0 {
 		return memplan.Estimate(mc, run), nil

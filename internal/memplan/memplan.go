@@ -4,7 +4,9 @@
 //
 // The estimate is a sum of terms (Plan.Terms): the weights in float32,
 // their gradients and AdamW's two moments when training, the frozen
-// reference model when the KL weight is positive (with LoRA: the frozen
+// reference model when the KL weight is positive (in float32, or with its
+// decoder-layer linear weights in bfloat16 and one matrix's float32
+// scratch; with LoRA: the frozen
 // weights, the adapters with their gradients and moments, and no
 // reference copy, the base being the reference), the activations of the
 // largest training graph, the KV cache of the rollout batch and a fixed
@@ -29,6 +31,10 @@ type Run struct {
 	Train bool
 	// Reference holds a frozen copy of the weights (GRPO with beta > 0).
 	Reference bool
+	// Reference16 holds that copy's decoder-layer linear weights in
+	// bfloat16 (model.reference_dtype bf16, policy.Model.Freeze16), with
+	// a float32 scratch of the largest of them.
+	Reference16 bool
 	// GraphSeqs × GraphLen is the largest training graph: sequences of
 	// one backward pass and tokens per sequence. 0 builds none.
 	GraphSeqs, GraphLen int
@@ -102,6 +108,28 @@ func Params(c policy.Config) int64 {
 		n += V * C
 	}
 	return n
+}
+
+// LayerLinearParams is the number of decoder-layer linear weights (q, k,
+// v, o, gate, up, down of every layer, biases not counted): the weights
+// policy.Model.Freeze16 stores in bfloat16.
+func LayerLinearParams(c policy.Config) int64 {
+	C, F := int64(c.HiddenSize), int64(c.IntermediateSize)
+	kv := int64(c.NumKeyValueHeads) * headDim(c)
+	return int64(c.NumHiddenLayers) * (2*C*C + 2*C*kv + 3*C*F)
+}
+
+// ReferenceBytes is the memory of the frozen reference copy: its float32
+// weights, or with bf16 its layer linear weights at 2 bytes each plus
+// the float32 scratch a forward widens them into, one matrix at a time
+// (the largest: C·F, or C·C when that is larger).
+func ReferenceBytes(c policy.Config, bf16 bool) int64 {
+	w := 4 * Params(c)
+	if !bf16 {
+		return w
+	}
+	C, F := int64(c.HiddenSize), int64(c.IntermediateSize)
+	return w - 2*LayerLinearParams(c) + 4*C*max(F, C)
 }
 
 func headDim(c policy.Config) int64 {
@@ -211,7 +239,10 @@ func Estimate(c policy.Config, r Run) Plan {
 			add("gradients", w)
 			add("AdamW moments", 2*w)
 		}
-		if r.Reference {
+		switch {
+		case r.Reference && r.Reference16:
+			add("reference model (bf16 layers)", ReferenceBytes(c, true))
+		case r.Reference:
 			add("reference model", w)
 		}
 	}

@@ -15,7 +15,7 @@ func tiny() policy.Config {
 }
 
 // TestParamsMatchTheModel counts the weights policy.New builds, tied and
-// untied.
+// untied, and the bytes they take in float32 and frozen in bfloat16.
 func TestParamsMatchTheModel(t *testing.T) {
 	for _, tied := range []bool{true, false} {
 		c := tiny()
@@ -26,6 +26,14 @@ func TestParamsMatchTheModel(t *testing.T) {
 		}
 		if got, want := Params(c), int64(m.NumParams()); got != want {
 			t.Errorf("tied %v: Params = %d, the model has %d", tied, got, want)
+		}
+		if got, want := ReferenceBytes(c, false), m.WeightBytes(); got != want {
+			t.Errorf("tied %v: ReferenceBytes(f32) = %d, the model takes %d", tied, got, want)
+		}
+		m.Freeze16()
+		scratch := int64(4 * c.HiddenSize * c.IntermediateSize)
+		if got, want := ReferenceBytes(c, true), m.WeightBytes()+scratch; got != want {
+			t.Errorf("tied %v: ReferenceBytes(bf16) = %d, the frozen model takes %d and its scratch %d", tied, got, m.WeightBytes(), scratch)
 		}
 	}
 }
@@ -52,6 +60,9 @@ func TestTerms(t *testing.T) {
 		{"inference", Run{}, map[string]int64{"weights": w, "runtime": RuntimeBytes}},
 		{"training", Run{Train: true}, map[string]int64{"weights": w, "gradients": w, "AdamW": 2 * w}},
 		{"reference", Run{Train: true, Reference: true}, map[string]int64{"reference": w}},
+		// 2 layers of 2*64*64 + 2*64*32 + 3*64*176 linear weights at 2
+		// bytes, the rest at 4, and one 64 x 176 scratch.
+		{"bf16 reference", Run{Train: true, Reference: true, Reference16: true}, map[string]int64{"reference": w - 2*2*(8192+4096+33792) + 4*64*176}},
 		{"kv cache", Run{DecodeSeqs: 8, DecodeLen: 100}, map[string]int64{"KV cache": 8 * 100 * 2 * 2 * 2 * 16 * 4}},
 		// 8 x 64 tokens keep their probabilities: per token 2 layers of
 		// 10.75*64 + 5.875*176 + 0.75*4*64, and 2.25*399 + 13*64 outside.
