@@ -67,7 +67,9 @@ func benchGRPO(m *policy.Model, s benchSettings, rng *rand.Rand, start time.Time
 	mark("rollout", t0)
 
 	t0 = time.Now()
-	ref.LogProbs(seqs)
+	if _, err := ref.LogProbs(seqs); err != nil {
+		return nil, err
+	}
 	mark("ref_logprobs", t0)
 
 	t0 = time.Now()
