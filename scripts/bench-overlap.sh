@@ -23,7 +23,8 @@
 # TRAINER_PROCS=N gives the trainer N Go threads (GOMAXPROCS) on its one
 # core (default 1); SANDBOX_CORE=C runs the sandbox's workers on core C
 # (default 0, the server's; 1 is the trainer's, empty leaves them on the
-# trainer's core as its children).
+# trainer's core as its children). ARTIST=PATH times a built artist
+# binary instead of building this tree.
 #
 #	scripts/bench-overlap.sh [STEPS] [WARM_RUN]
 #
@@ -43,7 +44,11 @@ cfg="$root/configs/tiny-tool-arith.yaml"
 tmp=$(mktemp -d)
 server=
 trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$tmp"' EXIT
-(cd "$root" && go build -o "$tmp/artist" ./cmd/artist)
+if [ -n "${ARTIST:-}" ]; then
+	cp "$ARTIST" "$tmp/artist"
+else
+	(cd "$root" && go build -o "$tmp/artist" ./cmd/artist)
+fi
 if [ -z "$warm" ]; then
 	warm="$tmp/warm"
 	"$tmp/artist" train -config "$cfg" -set run_dir="$warm" -set grpo.steps=0 -set eval.size=16 >/dev/null

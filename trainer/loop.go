@@ -44,7 +44,6 @@ type stepOutput struct {
 
 // grpo runs GRPO steps from st.Step to the configured total.
 func (r *Run) grpo(ctx context.Context, st *trainerState) (*Summary, error) {
-	g := r.Cfg.GRPO
 	opt, ref, err := r.grpoModels(st)
 	if err != nil {
 		return nil, err
@@ -54,12 +53,39 @@ func (r *Run) grpo(ctx context.Context, st *trainerState) (*Summary, error) {
 		return nil, err
 	}
 	defer mlog.Close()
-	var final *EvalResult
-	first, loopStart := st.Step, time.Now()
+	first := st.Step
 	if r.stale, err = r.startStale(ctx, first); err != nil {
 		return nil, err
 	}
 	defer func() { r.stale.close(); r.stale = nil }()
+	var final *EvalResult
+	if r.stale == nil || r.servers == nil {
+		final, err = r.grpoSteps(ctx, st, opt, ref, mlog)
+	} else {
+		// The rollouts' share of the processor comes first: the steps
+		// run on a thread of their own at a lower priority, so the
+		// producer's requests and tool calls (on other threads) never
+		// wait for the update's time slice (see overlapThreads).
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			lowerThreadPriority()
+			final, err = r.grpoSteps(ctx, st, opt, ref, mlog)
+		}()
+		<-done
+	}
+	if err != nil {
+		return nil, err
+	}
+	return r.finish(ctx, st, final)
+}
+
+// grpoSteps runs the GRPO steps after st.Step, logging each to mlog, and
+// returns the evaluation after the last one, if it ran.
+func (r *Run) grpoSteps(ctx context.Context, st *trainerState, opt *AdamW, ref *policy.Model, mlog *metricsLog) (*EvalResult, error) {
+	g := r.Cfg.GRPO
+	var final *EvalResult
+	first, loopStart := st.Step, time.Now()
 	for step := st.Step + 1; step <= g.Steps; step++ {
 		if ctx.Err() != nil {
 			return nil, ErrInterrupted
@@ -86,7 +112,7 @@ func (r *Run) grpo(ctx context.Context, st *trainerState) (*Summary, error) {
 		}
 		r.progress(step, first, g.Steps, loopStart, m, out)
 	}
-	return r.finish(ctx, st, final)
+	return final, nil
 }
 
 // grpoModels prepares what GRPO updates and measures against: the LoRA

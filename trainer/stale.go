@@ -11,10 +11,12 @@ import (
 	"io"
 	"math"
 	"math/rand"
+	"runtime"
 	"sync"
 	"time"
 
 	"github.com/artist-rl/artist/policy"
+	"github.com/artist-rl/artist/policy/backend/cpu"
 	"github.com/artist-rl/artist/rollout"
 )
 
@@ -34,10 +36,11 @@ type staleRollouts struct {
 	k, first, last int
 	lag            int // tests: sample lag versions older than scheduled, to force drops
 
-	pub  chan versionSnap // published weights, in version order
-	out  chan produced    // rolled-out steps, in step order
-	stop context.CancelFunc
-	done chan struct{}
+	pub     chan versionSnap // published weights, in version order
+	out     chan produced    // rolled-out steps, in step order
+	stop    context.CancelFunc
+	done    chan struct{}
+	restore func() // undoes overlapThreads
 }
 
 // versionSnap is a copy of the weights of one version.
@@ -83,6 +86,10 @@ func (r *Run) startStale(ctx context.Context, first int) (*staleRollouts, error)
 		pub: make(chan versionSnap, g.Steps-first+1), out: make(chan produced, g.MaxStaleness),
 		stop: cancel, done: make(chan struct{})}
 	p.pub <- versionSnap{first, snap}
+	p.restore = func() {}
+	if r.servers != nil {
+		p.restore = overlapThreads()
+	}
 	view := *r // copied here, before the loop writes r again
 	go p.run(ctx, &view)
 	return p, nil
@@ -144,6 +151,29 @@ func (p *staleRollouts) close() {
 	if p != nil {
 		p.stop()
 		<-p.done
+		p.restore()
+	}
+}
+
+// overlapThreads gives the Go scheduler one more thread than the kernels
+// use while a producer drives rollout servers beside the update, and
+// returns what undoes it. The producer's share of a rollout is short and
+// waits on the network: a response to read, a tool call to hand to the
+// sandbox, the next request to send. With as many threads as the update
+// keeps busy, each of those waits for the update to yield the processor
+// (Go preempts a goroutine after 10 ms, and every turn of every
+// trajectory waits again), and the server's batches thin out while the
+// rows wait; with a thread of its own the producer runs as soon as the
+// operating system wakes it. The kernels stay on the threads they had
+// (cpu.PinThreads), so the update splits its work as it did and its
+// results do not change.
+func overlapThreads() (restore func()) {
+	n := runtime.GOMAXPROCS(0)
+	prev := cpu.PinThreads(cpu.Threads())
+	runtime.GOMAXPROCS(n + 1)
+	return func() {
+		runtime.GOMAXPROCS(n)
+		cpu.PinThreads(prev)
 	}
 }
 

@@ -6,8 +6,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/artist-rl/artist/policy/backend/cpu"
 )
 
 func TestStaleSchedule(t *testing.T) {
@@ -208,5 +211,26 @@ func TestStaleResume(t *testing.T) {
 		if m["rollout/staleness/mean"] != want[i] {
 			t.Errorf("step %d: staleness %v, want %v", i+1, m["rollout/staleness/mean"], want[i])
 		}
+	}
+}
+
+// TestOverlapThreads: while a producer drives servers, the scheduler has
+// one more thread and the kernels keep theirs; restoring undoes both.
+func TestOverlapThreads(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	restore := overlapThreads()
+	if got := runtime.GOMAXPROCS(0); got != 3 {
+		t.Errorf("GOMAXPROCS %d while overlapping from 2, want 3", got)
+	}
+	if got := cpu.Threads(); got != 2 {
+		t.Errorf("kernels on %d threads while overlapping, want the 2 they had", got)
+	}
+	restore()
+	if got := runtime.GOMAXPROCS(0); got != 2 {
+		t.Errorf("GOMAXPROCS %d after restore, want 2", got)
+	}
+	runtime.GOMAXPROCS(4)
+	if got := cpu.Threads(); got != 4 {
+		t.Errorf("kernels on %d threads after restore with GOMAXPROCS 4: still pinned", got)
 	}
 }

@@ -2,7 +2,6 @@ package cpu
 
 import (
 	"fmt"
-	"runtime"
 
 	"github.com/artist-rl/artist/policy/backend"
 )
@@ -29,7 +28,7 @@ var _ backend.Backend = (*Backend)(nil)
 // is the reference the other backends are tested against.
 func NewGo() *Backend {
 	return &Backend{name: "go", blas: goBLAS{}, info: func() backend.Info {
-		return backend.Info{Name: "go", Threads: runtime.GOMAXPROCS(0)}
+		return backend.Info{Name: "go", Threads: Threads()}
 	}}
 }
 

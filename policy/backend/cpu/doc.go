@@ -4,7 +4,7 @@
 // which is loaded at run time (libopenblas.so.0; Debian and Ubuntu ship
 // it in libopenblas0-pthread). Nothing here needs cgo.
 //
-// The Go kernels parallelize over rows, sequences and heads on GOMAXPROCS
+// The Go kernels parallelize over rows, sequences and heads on Threads()
 // goroutines; splitting work that way changes no result. On amd64 with
 // AVX2, the exponential and the products of the form op(a)·b run in
 // assembly kernels that do the Go code's (and gonum's) operations in the

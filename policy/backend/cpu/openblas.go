@@ -6,7 +6,6 @@ package cpu
 import (
 	"fmt"
 	"os"
-	"runtime"
 	"strings"
 	"unsafe"
 
@@ -28,7 +27,7 @@ const openBLASInstall = "install OpenBLAS (Debian/Ubuntu: apt-get install libope
 //
 // Unless OPENBLAS_NUM_THREADS (or GOTO_NUM_THREADS, OMP_NUM_THREADS) says
 // otherwise, OpenBLAS runs one thread per call and the backend splits
-// large products among GOMAXPROCS goroutines: the library's own threads
+// large products among Threads() goroutines: the library's own threads
 // spin between calls and fight Go's goroutines for the cores, which makes
 // small models slower. With the variable set, the library threads as told
 // and products go to it whole.
@@ -68,7 +67,7 @@ func OpenOpenBLAS() (*Backend, error) {
 		lt := int(numThreads())
 		threads := lt
 		if be.splitMN {
-			threads = runtime.GOMAXPROCS(0)
+			threads = Threads()
 		}
 		return backend.Info{Name: "openblas", Threads: threads, LibraryThreads: lt, Core: cString(coreName()), Library: lib.Name}
 	}
