@@ -14,6 +14,8 @@ import (
 	"math"
 	"runtime"
 	"sync"
+
+	"github.com/artist-rl/artist/policy/backend"
 )
 
 // ErrFrozen16 is what the writers of the weights return (or panic with)
@@ -88,6 +90,14 @@ func (p *Param) Bytes() int64 {
 	return 4 * int64(len(p.Data))
 }
 
+// roundAll writes dst[i] = roundBF16(src[i]) for the len(dst) values.
+func roundAll(dst []uint16, src []float32) {
+	src = src[:len(dst)]
+	for i, v := range src {
+		dst[i] = roundBF16(v)
+	}
+}
+
 // freeze16 rounds p's weights to bfloat16 and drops the float32 copy and
 // any gradient.
 func (p *Param) freeze16() {
@@ -95,9 +105,7 @@ func (p *Param) freeze16() {
 		return
 	}
 	h := make([]uint16, len(p.Data))
-	for i, v := range p.Data {
-		h[i] = roundBF16(v)
-	}
+	roundAll(h, p.Data)
 	p.half, p.Data, p.Grad = h, nil, nil
 }
 
@@ -132,30 +140,51 @@ func (m *Model) Freeze16() {
 	m.dropGraphs()
 }
 
+// newShell16 is newShell with the parameters Freeze16 freezes holding
+// zeroed bfloat16 weights instead of float32 ones.
+func newShell16(cfg Config, be backend.Backend) *Model {
+	m := newShellAlloc(cfg, be, false)
+	for _, p := range m.frozenParams() {
+		p.half = make([]uint16, numel(p.Shape))
+	}
+	for _, p := range m.Params {
+		if p.half == nil {
+			p.Data = make([]float32, numel(p.Shape))
+		}
+	}
+	return m
+}
+
+func numel(shape []int) int {
+	n := 1
+	for _, s := range shape {
+		n *= s
+	}
+	return n
+}
+
 // Clone16 returns a copy of m frozen in bfloat16, as m.Clone() then
 // Freeze16 would give, built without the float32 copy of the frozen
 // weights; adapters are not copied (the copy is the base).
 func (m *Model) Clone16() *Model {
-	c := newShellAlloc(m.Config, m.be, false)
-	for _, p := range c.frozenParams() {
-		p.half = []uint16{} // marked; filled below
-	}
+	c := newShell16(m.Config, m.be)
 	for i, p := range c.Params {
-		src := m.Params[i]
-		switch {
+		switch src := m.Params[i]; {
 		case p.half == nil:
-			p.Data = append([]float32(nil), src.Data...)
+			copy(p.Data, src.Data)
 		case src.half != nil:
-			p.half = append([]uint16(nil), src.half...)
+			copy(p.half, src.half)
 		default:
-			p.half = make([]uint16, len(src.Data))
-			for j, v := range src.Data {
-				p.half[j] = roundBF16(v)
-			}
+			roundAll(p.half, src.Data)
 		}
 	}
 	return c
 }
+
+// LoadModel16 is LoadModel with the model frozen in bfloat16 as Freeze16
+// leaves it, each frozen tensor read through one float32 scratch (the
+// largest layer matrix) rather than a float32 copy of the weights.
+func LoadModel16(dir string) (*Model, error) { return loadModel(dir, newShell16) }
 
 // Frozen16 reports whether any of the model's weights are held in
 // bfloat16 (Freeze16).

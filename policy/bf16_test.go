@@ -294,3 +294,37 @@ func BenchmarkWidenBF16(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(src))*float64(b.N)/b.Elapsed().Seconds()/1e9, "Gvalues/s")
 }
+
+// TestLoadModel16: loading frozen gives what loading then Freeze16 gives,
+// stored alike.
+func TestLoadModel16(t *testing.T) {
+	for _, tied := range []bool{false, true} {
+		t.Run(fmt.Sprintf("tied=%t", tied), func(t *testing.T) {
+			dir := t.TempDir()
+			if err := SaveModel(dir, testModel(t, tied, 81)); err != nil {
+				t.Fatal(err)
+			}
+			want, err := LoadModel(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want.Freeze16()
+			got, err := LoadModel16(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.WeightBytes() != want.WeightBytes() || got.NumParams() != want.NumParams() {
+				t.Fatalf("LoadModel16 holds %d bytes for %d weights, want %d for %d", got.WeightBytes(), got.NumParams(), want.WeightBytes(), want.NumParams())
+			}
+			for i, p := range got.Params {
+				w := want.Params[i]
+				if fmt.Sprint(p.half) != fmt.Sprint(w.half) || fmt.Sprint(p.Data) != fmt.Sprint(w.Data) {
+					t.Fatalf("%s differs from LoadModel then Freeze16", p.Name)
+				}
+			}
+		})
+	}
+	if _, err := LoadModel16(t.TempDir()); err == nil {
+		t.Error("LoadModel16 of an empty folder: no error")
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"sort"
 
 	"github.com/artist-rl/artist/internal/atomicfile"
+	"github.com/artist-rl/artist/policy/backend"
 )
 
 // Safetensors layout: an 8-byte little-endian header length N, N bytes of
@@ -350,7 +351,11 @@ func SaveModel(dir string, m *Model) error {
 // the config implies must be present with its shape; lm_head.weight may be
 // absent when tie_word_embeddings is true (the head is the embedding).
 // Tensors the model does not use are ignored.
-func LoadModel(dir string) (*Model, error) {
+func LoadModel(dir string) (*Model, error) { return loadModel(dir, newShell) }
+
+// loadModel is LoadModel into the parameters shell allocates; a frozen
+// one is read through a float32 scratch and rounded (LoadModel16).
+func loadModel(dir string, shell func(Config, backend.Backend) *Model) (*Model, error) {
 	cfg, err := readModelConfig(filepath.Join(dir, "config.json"))
 	if err != nil {
 		return nil, fmt.Errorf("policy: load model: %w", err)
@@ -359,7 +364,7 @@ func LoadModel(dir string) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := newShell(cfg, be)
+	m := shell(cfg, be)
 	files, where, closers, err := openWeights(dir)
 	defer func() {
 		for _, c := range closers {
@@ -369,6 +374,7 @@ func LoadModel(dir string) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("policy: load model: %w", err)
 	}
+	var scratch []float32 // a frozen parameter's values, read then rounded
 	for _, p := range m.Params {
 		f, ok := where[p.Name]
 		if !ok {
@@ -378,8 +384,16 @@ func LoadModel(dir string) (*Model, error) {
 		if !slices.Equal(e.Shape, p.Shape) {
 			return nil, fmt.Errorf("policy: load model: %s: tensor %q has shape %v, want %v", f.path, p.Name, e.Shape, p.Shape)
 		}
-		if err := f.read(p.Name, e, p.Data); err != nil {
+		dst := p.Data
+		if p.half != nil {
+			scratch = slices.Grow(scratch[:0], len(p.half))[:len(p.half)]
+			dst = scratch
+		}
+		if err := f.read(p.Name, e, dst); err != nil {
 			return nil, fmt.Errorf("policy: load model: %w", err)
+		}
+		if p.half != nil {
+			roundAll(p.half, dst)
 		}
 	}
 	return m, nil

@@ -244,15 +244,17 @@ func LatestCheckpoint(runDir string) (string, error) {
 }
 
 // referenceModel loads the frozen warm-start policy for the KL term,
-// verified against its manifest, with its linear weights in bfloat16
-// when model.reference_dtype is bf16.
+// verified against its manifest, with its layer weights in bfloat16
+// when model.reference_dtype is bf16 (read straight into bfloat16, with
+// no float32 copy of the whole model on the way).
 func (r *Run) referenceModel() (*policy.Model, error) {
-	m, _, err := loadModelFolder(filepath.Join(r.Cfg.RunDir, "checkpoints", stepDir(0)), r.out)
+	load := policy.LoadModel
+	if r.Cfg.Model.ReferenceDType == "bf16" {
+		load = policy.LoadModel16
+	}
+	m, _, err := loadModelFolderWith(filepath.Join(r.Cfg.RunDir, "checkpoints", stepDir(0)), r.out, load)
 	if err != nil {
 		return nil, fmt.Errorf("trainer: reference policy: %w", err)
-	}
-	if r.Cfg.Model.ReferenceDType == "bf16" {
-		m.Freeze16()
 	}
 	return m, nil
 }

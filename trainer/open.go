@@ -47,6 +47,12 @@ func LoadCheckpoint(dir string, warn io.Writer) (*Checkpoint, error) {
 // loadModelFolder verifies the whole folder against its manifest (a
 // warning on warn when it has none) and loads its model.
 func loadModelFolder(dir string, warn io.Writer) (*policy.Model, bool, error) {
+	return loadModelFolderWith(dir, warn, policy.LoadModel)
+}
+
+// loadModelFolderWith is loadModelFolder reading the weights with load
+// (policy.LoadModel or LoadModel16).
+func loadModelFolderWith(dir string, warn io.Writer, load func(string) (*policy.Model, error)) (*policy.Model, bool, error) {
 	verified, err := verifyCheckpoint(dir)
 	if err != nil {
 		return nil, verified, err
@@ -54,7 +60,7 @@ func loadModelFolder(dir string, warn io.Writer) (*policy.Model, bool, error) {
 	if !verified && warn != nil {
 		fmt.Fprintf(warn, "trainer: warning: %s has no %s, so its files are not verified (a HuggingFace download or a checkpoint of an older artist); loading it as it is\n", dir, manifestFile)
 	}
-	m, err := policy.LoadModel(dir)
+	m, err := load(dir)
 	if err == nil && policy.HasAdapter(dir) {
 		err = policy.LoadAdapter(dir, m) // a LoRA checkpoint: the base and its adapters
 	}

@@ -6,6 +6,7 @@ package main
 import (
 	"math"
 	"math/rand"
+	"runtime"
 	"time"
 
 	"github.com/artist-rl/artist/internal/sysmem"
@@ -94,6 +95,7 @@ func benchGRPO(m *policy.Model, s benchSettings, rng *rand.Rand, start time.Time
 		return nil, err
 	}
 	mark("update", t0)
+	runtime.KeepAlive(ref) // a run holds its reference copy through the update
 	return phases, nil
 }
 
