@@ -28,9 +28,9 @@ type benchPhase struct {
 // "ref_logprobs" scores them again without gradients, as the KL reference
 // and a later mini-batch's old policy do (the base, adapters off, with
 // -lora-rank, or a frozen copy of the base in -reference-dtype, built
-// before the first entry); "update" is Backward of a loss on the sampled
-// tokens (in passes of -micro-batch sequences) and an AdamW step of the
-// trained parameters. The first entry, "model", is the memory after
+// before the first entry and held to the end, as a run holds it);
+// "update" is Backward of a loss on the sampled tokens (in passes of
+// -micro-batch sequences) and an AdamW step of the trained parameters. The first entry, "model", is the memory after
 // building the model (and the reference copy), timed from start.
 func benchGRPO(m *policy.Model, s benchSettings, rng *rand.Rand, start time.Time) ([]benchPhase, error) {
 	ref := m.Base() // with adapters the reference is the base
