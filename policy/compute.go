@@ -55,7 +55,8 @@ func defaultBackend() (backend.Backend, error) {
 func (m *Model) Backend() backend.Backend { return m.be }
 
 // UseBackend makes the model compute with b from now on; compiled
-// training graphs are dropped. Results agree between backends to float32
+// training graphs are dropped, and the weights are mirrored into b when a
+// computation first needs them. Results agree between backends to float32
 // rounding, not bit for bit: libraries sum in other orders. Not safe to
 // call while the model is in use.
 func (m *Model) UseBackend(b backend.Backend) {
@@ -63,5 +64,6 @@ func (m *Model) UseBackend(b backend.Backend) {
 		panic("policy: UseBackend(nil)")
 	}
 	m.be = b
+	m.w = newWeightSet(b) // the old set may be shared (Base), so it is not freed
 	m.dropGraphs()
 }

@@ -18,16 +18,8 @@ func (m *Model) MeanHidden(ids []int) ([]float32, error) {
 	if len(ids) > m.Config.MaxPositionEmbeddings {
 		panic(fmt.Sprintf("policy: MeanHidden got %d tokens, over max_position_embeddings %d", len(ids), m.Config.MaxPositionEmbeddings))
 	}
-	s := m.NewSession(1, len(ids))
-	lay, err := s.layout([][]int{ids})
+	x, err := m.finalHidden(ids) // [N, C]
 	if err != nil {
-		panic(err) // the length was checked above
-	}
-	x, err := s.forward(lay) // [N, C]
-	if err != nil {
-		return nil, err
-	}
-	if err := m.be.RMSNorm(host(x), host(x), host(m.Norm.Data), g.C, g.eps); err != nil {
 		return nil, fmt.Errorf("policy: %w", err)
 	}
 	sum := make([]float64, g.C)
@@ -40,4 +32,28 @@ func (m *Model) MeanHidden(ids []int) ([]float32, error) {
 		mean[c] = float32(sum[c] / float64(len(ids)))
 	}
 	return mean, nil
+}
+
+// finalHidden returns the hidden states of ids after the final norm,
+// [N, C], on the host.
+func (m *Model) finalHidden(ids []int) ([]float32, error) {
+	s := m.NewSession(1, len(ids))
+	defer s.Close()
+	lay, err := s.layout([][]int{ids})
+	if err != nil {
+		panic(err) // the caller checked the length
+	}
+	x, err := s.forward(lay) // [N, C]
+	if err != nil {
+		return nil, err
+	}
+	defer m.be.Free(x)
+	norm, err := m.weight(m.Norm)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.be.RMSNorm(x, x, norm, s.g.C, s.g.eps); err != nil {
+		return nil, err
+	}
+	return download(m.be, x)
 }

@@ -40,17 +40,23 @@ func (g geometry) heads() backend.Heads {
 // host wraps a slice as a host tensor.
 func host(x []float32) backend.Tensor { return backend.Host(x) }
 
-// linear writes y [N, out] = x [N, in]·wᵀ (+ bias [out] when not nil); w is
-// [out, in] as HuggingFace stores it.
-func linear(be backend.Backend, y, x []float32, N, in int, w, bias []float32, out int) error {
-	y = y[:N*out]
-	if err := be.MatMul(false, true, N, out, in, host(x), host(w), 0, host(y)); err != nil {
+// linear writes y [N, out] = x [N, in]·wᵀ (+ bias [out] when not empty);
+// w is [out, in] as HuggingFace stores it.
+func linear(be backend.Backend, y, x backend.Tensor, N, in int, w, bias backend.Tensor, out int) error {
+	y = y.Slice(0, N*out)
+	if err := be.MatMul(false, true, N, out, in, x, w, 0, y); err != nil {
 		return err
 	}
-	if bias != nil {
-		return be.AddBias(host(y), host(bias))
+	if bias.Len() > 0 {
+		return be.AddBias(y, bias)
 	}
 	return nil
+}
+
+// hostLinear is linear over host slices (the training graph's values);
+// a nil bias is none.
+func hostLinear(be backend.Backend, y, x []float32, N, in int, w, bias []float32, out int) error {
+	return linear(be, host(y), host(x), N, in, host(w), host(bias), out)
 }
 
 // errs keeps the first error of a run of kernel calls. A kernel called

@@ -101,7 +101,7 @@ func linearOp(be backend.Backend, bias bool) *kernel {
 			if bias {
 				b = in[2]
 			}
-			return linear(be, out, in[0], s[0][0], s[0][1], in[1], b, s[1][0])
+			return hostLinear(be, out, in[0], s[0][0], s[0][1], in[1], b, s[1][0])
 		},
 		diff: dims2bools(len(dims)),
 		grad: func(in G.Nodes, _, dy *G.Node) (G.Nodes, error) {

@@ -187,7 +187,7 @@ func (bk *block) positions(N int) []int {
 // proj writes y [N, out] = x [N, in]·Wᵀ (+ bias), plus s·(x·Aᵀ)·Bᵀ when
 // target t has an adapter (whose product x·Aᵀ stays in the scratch).
 func (bk *block) proj(t loraTarget, y, x []float32, w, bias *Param, N, in, out int) error {
-	if err := linear(bk.be, y, x, N, in, w.Data, data(bias), out); err != nil {
+	if err := hostLinear(bk.be, y, x, N, in, w.Data, data(bias), out); err != nil {
 		return err
 	}
 	a := bk.adapter(t)
@@ -195,7 +195,7 @@ func (bk *block) proj(t loraTarget, y, x []float32, w, bias *Param, N, in, out i
 		return nil
 	}
 	r, u, us := a.A.Shape[0], bk.sc.u[t], bk.sc.du
-	if err := linear(bk.be, u, x, N, in, a.A.Data, nil, r); err != nil {
+	if err := hostLinear(bk.be, u, x, N, in, a.A.Data, nil, r); err != nil {
 		return err
 	}
 	for i, v := range u {

@@ -279,19 +279,42 @@ func (m *Model) MergeAdapters() error {
 		return fmt.Errorf("policy: MergeAdapters: %w", ErrFrozen16)
 	}
 	for _, a := range l.Adapters {
-		out, in := m.targetDims(a.t)
-		w := m.targetWeight(a.Layer, a.t).Data
-		sb := make([]float32, len(a.B.Data)) // s·B [out, r]
-		for i, v := range a.B.Data {
-			sb[i] = l.scale * v
-		}
-		if err := m.be.MatMul(false, false, out, in, l.Config.Rank, host(sb), host(a.A.Data), 1, host(w)); err != nil { // W += s·B·A
+		if err := m.merge(a); err != nil {
 			return fmt.Errorf("policy: merge adapter %s: %w", a.A.Name, err)
 		}
 	}
 	m.dropGraphs()
 	m.lora = nil
 	return nil
+}
+
+// merge does W += s·B·A for adapter a on the backend's weights and brings
+// the result back into W's Param.Data (on a host backend they are the
+// same values, and nothing is copied).
+func (m *Model) merge(a *Adapter) error {
+	out, in := m.targetDims(a.t)
+	p := m.targetWeight(a.Layer, a.t)
+	sb := make([]float32, len(a.B.Data)) // s·B [out, r]
+	for i, v := range a.B.Data {
+		sb[i] = m.lora.scale * v
+	}
+	w, err := m.weight(p)
+	if err != nil {
+		return err
+	}
+	A, err := m.weight(a.A)
+	if err != nil {
+		return err
+	}
+	sbt, err := m.be.Mirror(sb)
+	if err != nil {
+		return err
+	}
+	defer m.be.Free(sbt)
+	if err := m.be.MatMul(false, false, out, in, m.lora.Config.Rank, sbt, A, 1, w); err != nil {
+		return err
+	}
+	return m.be.Download(p.Data, w)
 }
 
 // targetWeight is the base weight [out, in] of a layer's target.
@@ -302,7 +325,7 @@ func (m *Model) targetWeight(layer int, t loraTarget) *Param {
 
 // adapt adds s·(x·Aᵀ)·Bᵀ to y [N, out] for x [N, in], the sampling path's
 // adapter of layer l's target t; nothing without one.
-func (m *Model) adapt(l int, t loraTarget, y, x []float32, N int) error {
+func (m *Model) adapt(l int, t loraTarget, y, x backend.Tensor, N int) error {
 	if m.lora == nil {
 		return nil
 	}
@@ -312,12 +335,22 @@ func (m *Model) adapt(l int, t loraTarget, y, x []float32, N int) error {
 	}
 	out, in := m.targetDims(t)
 	r := m.lora.Config.Rank
-	u := make([]float32, N*r) // [N, r]
-	if err := m.be.MatMul(false, true, N, r, in, host(x[:N*in]), host(a.A.Data), 0, host(u)); err != nil {
+	A, err := m.weight(a.A)
+	if err != nil {
 		return err
 	}
-	for i := range u {
-		u[i] *= m.lora.scale
+	B, err := m.weight(a.B)
+	if err != nil {
+		return err
 	}
-	return m.be.MatMul(false, true, N, out, r, host(u), host(a.B.Data), 1, backend.Host(y[:N*out]))
+	u, err := m.be.Alloc(N * r) // [N, r]
+	if err != nil {
+		return err
+	}
+	defer m.be.Free(u)
+	var e errs
+	e.add(m.be.MatMul(false, true, N, r, in, x.Slice(0, N*in), A, 0, u))
+	e.add(m.be.Scale(u, m.lora.scale))
+	e.add(m.be.MatMul(false, true, N, out, r, u, B, 1, y.Slice(0, N*out)))
+	return e.err
 }

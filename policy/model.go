@@ -93,6 +93,7 @@ type Model struct {
 	Params []*Param
 
 	be     backend.Backend // computes both paths; DefaultBackend's unless UseBackend changed it
+	w      *weightSet      // the weights as be holds them (weights.go)
 	graphs *graphCache     // compiled training graphs, built on demand by Backward
 	gs     graphSettings   // how the training graphs are built and kept
 	invT   float32         // 1/temperature of LogProbs and Backward; 0 means 1 (SetTemperature)
@@ -136,7 +137,7 @@ func newShell(cfg Config, be backend.Backend) *Model { return newShellAlloc(cfg,
 func newShellAlloc(cfg Config, be backend.Backend, alloc bool) *Model {
 	C, F, V, D := cfg.HiddenSize, cfg.IntermediateSize, cfg.VocabSize, cfg.HeadDim()
 	H, K := cfg.NumAttentionHeads, cfg.NumKeyValueHeads
-	m := &Model{Config: cfg, be: be, gs: defaultGraphSettings()}
+	m := &Model{Config: cfg, be: be, w: newWeightSet(be), gs: defaultGraphSettings()}
 	add := func(name string, shape ...int) *Param {
 		n := 1
 		for _, s := range shape {

@@ -2,7 +2,6 @@ package policy
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"github.com/artist-rl/artist/policy/backend/cpu"
 	"math"
@@ -98,18 +97,12 @@ func relErr(got, want []float32) float64 {
 // LogProbs) over seq and returns the logits after every token, [T, V].
 func fullLogits(m *Model, seq []int) []float32 {
 	g := geometryOf(m.Config)
-	s := m.NewSession(1, len(seq))
-	lay, err := s.layout([][]int{seq})
-	if err != nil {
-		panic(err) // the session holds seq
-	}
-	x, err := s.forward(lay)
+	x, err := m.finalHidden(seq)
 	if err != nil {
 		panic(err)
 	}
 	out := make([]float32, len(seq)*g.V)
-	if err := errors.Join(m.be.RMSNorm(host(x), host(x), host(m.Norm.Data), g.C, g.eps),
-		linear(m.be, out, x, len(seq), g.C, m.Head.Data, nil, g.V)); err != nil {
+	if err := hostLinear(m.be, out, x, len(seq), g.C, m.Head.Data, nil, g.V); err != nil {
 		panic(err)
 	}
 	return out

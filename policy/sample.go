@@ -1,6 +1,8 @@
 package policy
 
-// The sampling path: plain Go with a key/value cache.
+// The sampling path: decoding with a key/value cache, and the log-probs
+// of whole sequences, computed by the model's backend on its own tensors
+// (session.go holds the caches, weights.go the weights).
 //
 // Shape legend: N rows (the tokens fed in one call, all sequences laid
 // end to end), S fed sequences, C channels, H query heads, K key/value
@@ -11,76 +13,6 @@ import (
 
 	"github.com/artist-rl/artist/policy/backend"
 )
-
-// Session is a batch of sequences decoded together. It caches the rotated
-// keys and values of every token it has been fed, so each Step only
-// computes the new tokens. A Session reads the weights from Param.Data on
-// every Step, so it sees in-place updates made between Steps; it must not
-// be used while the weights are being written, and one Session must not be
-// used by several goroutines at once (distinct Sessions may run
-// concurrently).
-type Session struct {
-	m      *Model
-	g      geometry
-	limit  int           // most tokens a sequence may hold: min(maxLen, max_position_embeddings)
-	maxLen int           // as asked by the caller, for messages
-	lens   []int         // tokens held by each sequence
-	keys   [][][]float32 // [layer][sequence] → [P, K·D], rotated
-	vals   [][][]float32 // [layer][sequence] → [P, K·D]
-	cos    []float32     // [limit, D/2]
-	sin    []float32     // [limit, D/2]
-	wide   widener       // float32 weights of bfloat16-frozen params, one matrix at a time
-}
-
-// NewSession starts n empty sequences, each with room for maxLen tokens.
-// It panics when n < 0 or maxLen < 1 (programmer errors).
-func (m *Model) NewSession(n, maxLen int) *Session {
-	if n < 0 || maxLen < 1 {
-		panic(fmt.Sprintf("policy: NewSession(%d, %d): need n ≥ 0 and maxLen ≥ 1", n, maxLen))
-	}
-	limit := min(maxLen, m.Config.MaxPositionEmbeddings)
-	s := &Session{
-		m: m, g: geometryOf(m.Config), limit: limit, maxLen: maxLen,
-		lens: make([]int, n),
-		keys: make([][][]float32, len(m.Layers)),
-		vals: make([][][]float32, len(m.Layers)),
-	}
-	for l := range s.keys {
-		s.keys[l] = make([][]float32, n)
-		s.vals[l] = make([][]float32, n)
-	}
-	s.cos, s.sin = ropeTables(limit, s.g.D, m.Config.RopeTheta)
-	return s
-}
-
-// Context is the most tokens one sequence may hold: max_position_embeddings.
-func (m *Model) Context() int { return m.Config.MaxPositionEmbeddings }
-
-// Len returns the number of tokens sequence i holds.
-func (s *Session) Len(i int) int { return s.lens[i] }
-
-// Size is the number of sequences.
-func (s *Session) Size() int { return len(s.lens) }
-
-// Add appends an empty sequence and returns its index: a server adds
-// requests to a batch already decoding.
-func (s *Session) Add() int {
-	s.lens = append(s.lens, 0)
-	for l := range s.keys {
-		s.keys[l] = append(s.keys[l], nil)
-		s.vals[l] = append(s.vals[l], nil)
-	}
-	return len(s.lens) - 1
-}
-
-// Reset empties sequence i and drops its cache, so that a new sequence
-// can take its place while the others go on.
-func (s *Session) Reset(i int) {
-	s.lens[i] = 0
-	for l := range s.keys {
-		s.keys[l][i], s.vals[l][i] = nil, nil
-	}
-}
 
 // Step appends feed[i] (zero, one or several tokens) to sequence i and
 // returns, for every i with a non-empty feed, the next-token logits [V]
@@ -104,28 +36,67 @@ func (s *Session) Step(feed [][]int) ([][]float32, error) {
 	if len(lay.spans) == 0 {
 		return out, nil
 	}
+	logits, err := s.lastLogits(lay) // [S, V]
+	if err != nil {
+		return nil, fmt.Errorf("policy: %w", err)
+	}
+	V := s.g.V
+	for i, sp := range lay.spans {
+		out[sp.seq] = logits[i*V : (i+1)*V : (i+1)*V]
+	}
+	return out, nil
+}
+
+// lastLogits runs the laid-out rows through the model and returns the
+// logits after each span's last row, [S, V], on the host.
+func (s *Session) lastLogits(lay layout) ([]float32, error) {
 	x, err := s.forward(lay) // [N, C]
 	if err != nil {
 		return nil, err
 	}
-	g := s.g
-	last := make([]float32, len(lay.spans)*g.C) // [S, C]
+	be, g, S := s.m.be, s.g, len(lay.spans)
+	defer be.Free(x)
+	last, err := be.Alloc(S * g.C) // [S, C]
+	if err != nil {
+		return nil, err
+	}
+	defer be.Free(last)
+	var e errs
 	for i, sp := range lay.spans {
 		r := sp.row + sp.n - 1
-		copy(last[i*g.C:(i+1)*g.C], x[r*g.C:(r+1)*g.C])
+		e.add(be.Copy(last.Slice(i*g.C, (i+1)*g.C), x.Slice(r*g.C, (r+1)*g.C)))
 	}
-	be := s.m.be
-	if err := be.RMSNorm(host(last), host(last), host(s.m.Norm.Data), g.C, g.eps); err != nil {
+	norm, err := s.m.weight(s.m.Norm)
+	e.add(err)
+	head, err := s.m.weight(s.m.Head)
+	e.add(err)
+	if e.err != nil {
+		return nil, e.err
+	}
+	e.add(be.RMSNorm(last, last, norm, g.C, g.eps))
+	logits, err := be.Alloc(S * g.V) // [S, V]
+	if err != nil {
 		return nil, err
 	}
-	logits := make([]float32, len(lay.spans)*g.V) // [S, V]
-	if err := s.rowsLinear(logits, last, len(lay.spans), g.C, s.m.Head.Data, nil, g.V); err != nil {
+	defer be.Free(logits)
+	e.add(s.rowsLinear(logits, last, S, g.C, head, backend.Tensor{}, g.V))
+	if e.err != nil {
+		return nil, e.err
+	}
+	return download(be, logits)
+}
+
+// download returns the values of t on the host: a host tensor's own
+// storage (Download then copies nothing), else a copy.
+func download(be backend.Backend, t backend.Tensor) ([]float32, error) {
+	dst := t.Host()
+	if !t.OnHost() || len(dst) != t.Len() {
+		dst = make([]float32, t.Len())
+	}
+	if err := be.Download(dst, t); err != nil {
 		return nil, err
 	}
-	for i, sp := range lay.spans {
-		out[sp.seq] = logits[i*g.V : (i+1)*g.V : (i+1)*g.V]
-	}
-	return out, nil
+	return dst, nil
 }
 
 // span is the block of rows one sequence contributes to a forward call.
@@ -187,71 +158,123 @@ func (s *Session) layoutOf(feed [][]int, rowwise bool) (layout, error) {
 }
 
 // forward runs the decoder blocks over the laid-out rows, extending the
-// caches, and returns the last hidden state x [N, C] (before the final norm).
-func (s *Session) forward(lay layout) ([]float32, error) {
-	g := s.g
-	N := len(lay.tokens)
-	x := make([]float32, N*g.C)
-	if err := s.m.be.Embed(host(x), host(s.m.Embed.Data), host(tokenIDs(lay.tokens)), g.C); err != nil {
-		return nil, fmt.Errorf("policy: %w", err)
+// caches, and returns the last hidden state x [N, C] (before the final
+// norm), a backend tensor that the caller frees.
+func (s *Session) forward(lay layout) (x backend.Tensor, err error) {
+	be, g, N := s.m.be, s.g, len(lay.tokens)
+	if err := s.tables(); err != nil {
+		return backend.Tensor{}, err
 	}
-	b := newBuffers(g, N, lay.rowwise)
+	embed, err := s.m.weight(s.m.Embed)
+	if err != nil {
+		return backend.Tensor{}, err
+	}
+	if x, err = be.Alloc(N * g.C); err != nil {
+		return backend.Tensor{}, err
+	}
+	defer func() {
+		if err != nil {
+			be.Free(x)
+			x = backend.Tensor{}
+		}
+	}()
+	ids, err := be.Mirror(tokenIDs(lay.tokens)) // [N]
+	if err != nil {
+		return x, err
+	}
+	err = be.Embed(x, embed, ids, g.C)
+	be.Free(ids)
+	if err != nil {
+		return x, err
+	}
+	b, err := newBuffers(be, g, N, lay.rowwise)
+	defer b.free(be)
+	if err != nil {
+		return x, err
+	}
 	for l := range s.m.Layers {
-		if err := s.block(l, x, lay, b); err != nil {
-			return nil, fmt.Errorf("policy: layer %d: %w", l, err)
+		if err = s.block(l, x, lay, b); err != nil {
+			return x, fmt.Errorf("layer %d: %w", l, err)
 		}
 	}
 	return x, nil
 }
 
-// buffers is the scratch of one forward call.
+// buffers is the scratch of one forward call, in backend tensors.
 type buffers struct {
-	h, q, k, v, o []float32 // [N, C], [N, H·D], [N, K·D], [N, K·D], [N, H·D]
-	gate, up      []float32 // [N, F]
-	acc           []float32 // [N, C]: products to add, for a rowwise layout
+	h, q, k, v, o backend.Tensor // [N, C], [N, H·D], [N, K·D], [N, K·D], [N, H·D]
+	gate, up      backend.Tensor // [N, F]
+	acc           backend.Tensor // [N, C]: products to add, for a rowwise layout
 }
 
-func newBuffers(g geometry, N int, rowwise bool) *buffers {
+// newBuffers allocates the scratch of N rows; on an error the buffers
+// allocated so far are returned too, for free.
+func newBuffers(be backend.Backend, g geometry, N int, rowwise bool) (*buffers, error) {
 	HD, KD := g.H*g.D, g.K*g.D
-	b := &buffers{
-		h: make([]float32, N*g.C), q: make([]float32, N*HD),
-		k: make([]float32, N*KD), v: make([]float32, N*KD), o: make([]float32, N*HD),
-		gate: make([]float32, N*g.F), up: make([]float32, N*g.F),
-	}
+	b := &buffers{}
+	sizes := []struct {
+		t *backend.Tensor
+		n int
+	}{{&b.h, N * g.C}, {&b.q, N * HD}, {&b.k, N * KD}, {&b.v, N * KD}, {&b.o, N * HD}, {&b.gate, N * g.F}, {&b.up, N * g.F}}
 	if rowwise {
-		b.acc = make([]float32, N*g.C)
+		sizes = append(sizes, struct {
+			t *backend.Tensor
+			n int
+		}{&b.acc, N * g.C})
 	}
-	return b
+	for _, sz := range sizes {
+		t, err := be.Alloc(sz.n)
+		if err != nil {
+			return b, err
+		}
+		*sz.t = t
+	}
+	return b, nil
+}
+
+func (b *buffers) free(be backend.Backend) {
+	for _, t := range []backend.Tensor{b.h, b.q, b.k, b.v, b.o, b.gate, b.up, b.acc} {
+		be.Free(t)
+	}
 }
 
 // block applies decoder layer l to x [N, C] in place.
-func (s *Session) block(l int, x []float32, lay layout, b *buffers) error {
+func (s *Session) block(l int, x backend.Tensor, lay layout, b *buffers) error {
 	g, L, be := s.g, s.m.Layers[l], s.m.be
 	N, HD, KD := len(lay.tokens), g.H*g.D, g.K*g.D
 	var e errs
-	e.add(be.RMSNorm(host(b.h), host(x), host(L.AttnNorm.Data), g.C, g.eps))
-	e.add(s.product(b.q, b.h, lay, g.C, s.wide.weights(L.Q), L.QB.Data, HD))
-	e.add(s.product(b.k, b.h, lay, g.C, s.wide.weights(L.K), L.KB.Data, KD))
-	e.add(s.product(b.v, b.h, lay, g.C, s.wide.weights(L.V), L.VB.Data, KD))
+	// w is p's tensor, fetched right before the product that reads it: a
+	// frozen weight is widened into a scratch the next fetch reuses.
+	w := func(p *Param) backend.Tensor {
+		t, err := s.weight(p)
+		e.add(err)
+		return t
+	}
+	e.add(be.RMSNorm(b.h, x, w(L.AttnNorm), g.C, g.eps))
+	e.add(s.product(b.q, b.h, lay, g.C, w(L.Q), w(L.QB), HD))
+	e.add(s.product(b.k, b.h, lay, g.C, w(L.K), w(L.KB), KD))
+	e.add(s.product(b.v, b.h, lay, g.C, w(L.V), w(L.VB), KD))
 	e.add(s.m.adapt(l, targetQ, b.q, b.h, N)) // LoRA adapters, when attached
 	e.add(s.m.adapt(l, targetK, b.k, b.h, N))
 	e.add(s.m.adapt(l, targetV, b.v, b.h, N))
-	e.add(be.Rope(host(b.q), host(b.q), g.H, g.D, lay.pos, host(s.cos), host(s.sin), false))
-	e.add(be.Rope(host(b.k), host(b.k), g.K, g.D, lay.pos, host(s.cos), host(s.sin), false))
+	e.add(be.Rope(b.q, b.q, g.H, g.D, lay.pos, s.cos, s.sin, false))
+	e.add(be.Rope(b.k, b.k, g.K, g.D, lay.pos, s.cos, s.sin, false))
 	for _, sp := range lay.spans {
-		s.keys[l][sp.seq] = append(s.keys[l][sp.seq], b.k[sp.row*KD:(sp.row+sp.n)*KD]...)
-		s.vals[l][sp.seq] = append(s.vals[l][sp.seq], b.v[sp.row*KD:(sp.row+sp.n)*KD]...)
+		e.add(s.cache(l, sp.seq, sp.p0, b.k.Slice(sp.row*KD, (sp.row+sp.n)*KD), b.v.Slice(sp.row*KD, (sp.row+sp.n)*KD)))
+	}
+	if e.err != nil {
+		return e.err // attention reads the caches
 	}
 	e.add(s.attend(l, b, lay))
-	e.add(s.addProduct(x, b.o, lay, HD, s.wide.weights(L.O), g.C, b.acc)) // x += o·Oᵀ
+	e.add(s.addProduct(x, b.o, lay, HD, w(L.O), g.C, b.acc)) // x += o·Oᵀ
 	e.add(s.m.adapt(l, targetO, x, b.o, N))
-	e.add(be.RMSNorm(host(b.h), host(x), host(L.MLPNorm.Data), g.C, g.eps))
-	e.add(s.product(b.gate, b.h, lay, g.C, s.wide.weights(L.Gate), nil, g.F))
-	e.add(s.product(b.up, b.h, lay, g.C, s.wide.weights(L.Up), nil, g.F))
+	e.add(be.RMSNorm(b.h, x, w(L.MLPNorm), g.C, g.eps))
+	e.add(s.product(b.gate, b.h, lay, g.C, w(L.Gate), backend.Tensor{}, g.F))
+	e.add(s.product(b.up, b.h, lay, g.C, w(L.Up), backend.Tensor{}, g.F))
 	e.add(s.m.adapt(l, targetGate, b.gate, b.h, N))
 	e.add(s.m.adapt(l, targetUp, b.up, b.h, N))
-	e.add(be.SwiGLU(host(b.gate), backend.Tensor{}, host(b.gate), host(b.up)))
-	e.add(s.addProduct(x, b.gate, lay, g.F, s.wide.weights(L.Down), g.C, b.acc)) // x += act·Downᵀ
+	e.add(be.SwiGLU(b.gate, backend.Tensor{}, b.gate, b.up))
+	e.add(s.addProduct(x, b.gate, lay, g.F, w(L.Down), g.C, b.acc)) // x += act·Downᵀ
 	e.add(s.m.adapt(l, targetDown, x, b.gate, N))
 	return e.err
 }
@@ -264,22 +287,22 @@ func (s *Session) attend(l int, b *buffers, lay layout) error {
 	vals := make([]backend.Tensor, len(lay.spans))
 	for i, sp := range lay.spans {
 		spans[i] = backend.Span{Row: sp.row, N: sp.n, P0: sp.p0}
-		keys[i], vals[i] = host(s.keys[l][sp.seq]), host(s.vals[l][sp.seq])
+		keys[i], vals[i] = s.held(l, sp.seq, sp.p0+sp.n)
 	}
-	return s.m.be.AttendCached(host(b.o), host(b.q), keys, vals, spans, s.g.heads())
+	return s.m.be.AttendCached(b.o, b.q, keys, vals, spans, s.g.heads())
 }
 
-// logProbChunk bounds the tokens of one plain-Go forward in LogProbs, which
+// logProbChunk bounds the tokens of one forward call in LogProbs, which
 // bounds its memory.
 const logProbChunk = 8192
 
 // LogProbs returns, for each sequence, out[i][0] = 0 and
-// out[i][t] = log p(seqs[i][t] | seqs[i][:t]) for t ≥ 1, computed in plain
-// Go. Sequences may have different lengths; they are run together (one
-// matrix product per weight, attention in parallel over sequences and
-// heads) in groups of at most about 8192 tokens. It returns the
-// backend's error when a kernel fails. It panics (programmer errors) on a
-// token outside the vocabulary or a sequence longer than
+// out[i][t] = log p(seqs[i][t] | seqs[i][:t]) for t ≥ 1, computed by the
+// model's backend. Sequences may have different lengths; they are run
+// together (one matrix product per weight, attention in parallel over
+// sequences and heads) in groups of at most about 8192 tokens. It returns
+// the backend's error when a kernel fails. It panics (programmer errors)
+// on a token outside the vocabulary or a sequence longer than
 // max_position_embeddings.
 func (m *Model) LogProbs(seqs [][]int) ([][]float32, error) {
 	out := make([][]float32, len(seqs))
@@ -293,16 +316,7 @@ func (m *Model) LogProbs(seqs [][]int) ([][]float32, error) {
 		if longest > m.Config.MaxPositionEmbeddings {
 			panic(fmt.Sprintf("policy: LogProbs got a sequence of %d tokens, over max_position_embeddings %d", longest, m.Config.MaxPositionEmbeddings))
 		}
-		s := m.NewSession(hi-lo, longest)
-		lay, err := s.layout(seqs[lo:hi])
-		if err != nil {
-			panic(err) // the lengths were checked above
-		}
-		x, err := s.forward(lay)
-		if err != nil {
-			return nil, err
-		}
-		if err := m.scoreRows(out[lo:hi], seqs[lo:hi], x, lay); err != nil {
+		if err := m.logProbGroup(out[lo:hi], seqs[lo:hi], longest); err != nil {
 			return nil, fmt.Errorf("policy: %w", err)
 		}
 		lo = hi
@@ -310,9 +324,28 @@ func (m *Model) LogProbs(seqs [][]int) ([][]float32, error) {
 	return out, nil
 }
 
+// logProbGroup fills out with the log-probs of seqs, run in one forward
+// call of a session of their own.
+func (m *Model) logProbGroup(out [][]float32, seqs [][]int, longest int) error {
+	s := m.NewSession(len(seqs), longest)
+	defer s.Close()
+	lay, err := s.layout(seqs)
+	if err != nil {
+		panic(err) // the lengths were checked by the caller
+	}
+	x, err := s.forward(lay)
+	if err != nil {
+		return err
+	}
+	defer m.be.Free(x)
+	return m.scoreRows(out, seqs, x, lay)
+}
+
 // scoreRows fills out from the hidden states x [N, C] of the laid-out
-// sequences: the logits of row t score token t+1.
-func (m *Model) scoreRows(out [][]float32, seqs [][]int, x []float32, lay layout) error {
+// sequences: the logits of row t score token t+1. Rows go chunk at a
+// time through the final norm, the head and the log-softmax, and only
+// the log-probs come back to the host.
+func (m *Model) scoreRows(out [][]float32, seqs [][]int, x backend.Tensor, lay layout) error {
 	g, be := geometryOf(m.Config), m.be
 	for i, sq := range seqs {
 		out[i] = make([]float32, len(sq))
@@ -325,30 +358,72 @@ func (m *Model) scoreRows(out [][]float32, seqs [][]int, x []float32, lay layout
 		}
 	}
 	const chunk = 512
-	h := make([]float32, chunk*g.C)      // [chunk, C]
-	logits := make([]float32, chunk*g.V) // [chunk, V]
-	ids := make([]float32, chunk)        // [chunk] the scored tokens
-	lp := make([]float32, chunk)         // [chunk] their log-probs
+	sc, err := newScoreScratch(be, g, min(chunk, len(targets)))
+	defer sc.free(be)
+	if err != nil {
+		return err
+	}
+	norm, err := m.weight(m.Norm)
+	if err != nil {
+		return err
+	}
+	head, err := m.weight(m.Head)
+	if err != nil {
+		return err
+	}
+	ids := make([]float32, chunk) // [chunk] the scored tokens
+	lp := make([]float32, chunk)  // [chunk] their log-probs
 	for lo := 0; lo < len(targets); lo += chunk {
 		part := targets[lo:min(lo+chunk, len(targets))]
 		n := len(part)
+		var e errs
 		for i, tg := range part {
-			copy(h[i*g.C:(i+1)*g.C], x[tg.row*g.C:(tg.row+1)*g.C])
+			e.add(be.Copy(sc.h.Slice(i*g.C, (i+1)*g.C), x.Slice(tg.row*g.C, (tg.row+1)*g.C)))
 			ids[i] = float32(seqs[tg.seq][tg.t])
 		}
-		if err := be.RMSNorm(host(h[:n*g.C]), host(h[:n*g.C]), host(m.Norm.Data), g.C, g.eps); err != nil {
-			return err
+		h, logits, tids, tlp := sc.h.Slice(0, n*g.C), sc.logits.Slice(0, n*g.V), sc.ids.Slice(0, n), sc.lp.Slice(0, n)
+		e.add(be.Upload(tids, ids[:n]))
+		e.add(be.RMSNorm(h, h, norm, g.C, g.eps))
+		e.add(linear(be, logits, h, n, g.C, head, backend.Tensor{}, g.V))
+		if inv := m.invTemp(); inv != 1 {
+			e.add(be.Scale(logits, inv))
 		}
-		if err := linear(be, logits, h, n, g.C, m.Head.Data, nil, g.V); err != nil {
-			return err
-		}
-		scaleLogits(logits[:n*g.V], m.invTemp())
-		if err := be.TokenLogProb(host(lp[:n]), backend.Tensor{}, host(logits[:n*g.V]), host(ids[:n]), g.V); err != nil {
-			return err
+		e.add(be.TokenLogProb(tlp, backend.Tensor{}, logits, tids, g.V))
+		e.add(be.Download(lp[:n], tlp))
+		if e.err != nil {
+			return e.err
 		}
 		for i, tg := range part {
 			out[tg.seq][tg.t] = lp[i]
 		}
 	}
 	return nil
+}
+
+// scoreScratch is scoreRows' backend tensors for R rows.
+type scoreScratch struct {
+	h, logits, ids, lp backend.Tensor // [R, C], [R, V], [R], [R]
+}
+
+// newScoreScratch allocates it; on an error the tensors allocated so far
+// are returned too, for free.
+func newScoreScratch(be backend.Backend, g geometry, R int) (*scoreScratch, error) {
+	sc := &scoreScratch{}
+	for _, sz := range []struct {
+		t *backend.Tensor
+		n int
+	}{{&sc.h, R * g.C}, {&sc.logits, R * g.V}, {&sc.ids, R}, {&sc.lp, R}} {
+		t, err := be.Alloc(sz.n)
+		if err != nil {
+			return sc, err
+		}
+		*sz.t = t
+	}
+	return sc, nil
+}
+
+func (sc *scoreScratch) free(be backend.Backend) {
+	for _, t := range []backend.Tensor{sc.h, sc.logits, sc.ids, sc.lp} {
+		be.Free(t)
+	}
 }

@@ -17,7 +17,7 @@ type rowKernel interface {
 // product computes y = x·wᵀ + bias for the rows of lay (x [N, in], w
 // [out, in], y [N, out]): a rowwise layout's rows through rowsLinear,
 // another's in one product.
-func (s *Session) product(y, x []float32, lay layout, in int, w, bias []float32, out int) error {
+func (s *Session) product(y, x backend.Tensor, lay layout, in int, w, bias backend.Tensor, out int) error {
 	N := len(lay.tokens)
 	if !lay.rowwise {
 		return linear(s.m.be, y, x, N, in, w, bias, out)
@@ -27,40 +27,37 @@ func (s *Session) product(y, x []float32, lay layout, in int, w, bias []float32,
 
 // addProduct is y += x·wᵀ over the rows of lay, computed as product
 // computes them; acc holds N rows of out values for a rowwise layout.
-func (s *Session) addProduct(y, x []float32, lay layout, in int, w []float32, out int, acc []float32) error {
+func (s *Session) addProduct(y, x backend.Tensor, lay layout, in int, w backend.Tensor, out int, acc backend.Tensor) error {
 	N := len(lay.tokens)
 	if !lay.rowwise {
-		return s.m.be.MatMul(false, true, N, out, in, host(x), host(w), 1, host(y))
+		return s.m.be.MatMul(false, true, N, out, in, x, w, 1, y)
 	}
-	if err := s.rowsLinear(acc, x, N, in, w, nil, out); err != nil {
+	if err := s.rowsLinear(acc, x, N, in, w, backend.Tensor{}, out); err != nil {
 		return err
 	}
-	for i, v := range acc[:N*out] {
-		y[i] += v
-	}
-	return nil
+	return s.m.be.Add(y.Slice(0, N*out), acc.Slice(0, N*out))
 }
 
 // rowsLinear is linear over m rows with every row computed independently
 // of the others: the backend's rowKernel, or one product per row on a
 // backend without one.
-func (s *Session) rowsLinear(y, x []float32, m, in int, w, bias []float32, out int) error {
+func (s *Session) rowsLinear(y, x backend.Tensor, m, in int, w, bias backend.Tensor, out int) error {
 	if m == 0 {
 		return nil
 	}
 	be := s.m.be
-	y = y[:m*out]
+	y = y.Slice(0, m*out)
 	if rk, ok := be.(rowKernel); ok {
-		if err := rk.LinearRows(m, out, in, host(x[:m*in]), host(w), host(y)); err != nil {
+		if err := rk.LinearRows(m, out, in, x.Slice(0, m*in), w, y); err != nil {
 			return err
 		}
-		if bias != nil {
-			return be.AddBias(host(y), host(bias))
+		if bias.Len() > 0 {
+			return be.AddBias(y, bias)
 		}
 		return nil
 	}
 	for i := range m {
-		if err := linear(be, y[i*out:(i+1)*out], x[i*in:(i+1)*in], 1, in, w, bias, out); err != nil {
+		if err := linear(be, y.Slice(i*out, (i+1)*out), x.Slice(i*in, (i+1)*in), 1, in, w, bias, out); err != nil {
 			return err
 		}
 	}

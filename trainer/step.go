@@ -296,6 +296,9 @@ func (r *Run) minibatch(b *updateBatch, idx []int, first bool, lc LossConfig, op
 	if err != nil {
 		return err
 	}
+	if err := r.Model.SyncWeights(); err != nil { // the backend's copy, on a device
+		return err
+	}
 	sum["loss/policy"] += out.PolicyLoss
 	sum["loss/kl"] += out.KL
 	sum["loss/total"] += out.Loss

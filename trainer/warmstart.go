@@ -188,6 +188,9 @@ func (r *Run) warmStartSteps(ctx context.Context, from *trainerState) error {
 		if _, err := opt.Step(CosineLR(step, warm, w.Steps, w.LR, 0.1)); err != nil {
 			return fmt.Errorf("trainer: warm start step %d: %w", step, err)
 		}
+		if err := r.Model.SyncWeights(); err != nil { // the backend's copy, on a device
+			return fmt.Errorf("trainer: warm start step %d: %w", step, err)
+		}
 		bar.Report(step, w.Steps)
 		if step%25 == 0 || step == w.Steps {
 			bar.Hide()

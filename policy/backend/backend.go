@@ -118,18 +118,36 @@ type HostBLAS interface {
 	blas.Complex128
 }
 
-// Memory moves values between the host and a backend. Transfers happen
-// only at the edges of a computation (weights in once, token ids in and
-// log-probs out per call); everything between stays where the backend
-// keeps it. Host backends copy; Alloc returns host tensors.
+// Memory holds a backend's tensors and moves values between them and the
+// host. Transfers happen only at the edges of a computation (weights in
+// once, token ids in and logits or log-probs out per call); everything
+// between stays where the backend keeps it.
+//
+// A host backend's tensors are Go slices: Alloc makes one, Mirror wraps
+// the caller's slice without copying, Free does nothing (the garbage
+// collector frees), and Upload and Download copy nothing when the
+// tensor and the slice share their storage. A device backend's tensors
+// live in its own memory, which only its kernels and these methods
+// touch.
 type Memory interface {
-	// Alloc returns a zeroed tensor of n values.
-	Alloc(n int) Tensor
+	// Alloc returns a zeroed tensor of n values, or the backend's error
+	// (out of memory).
+	Alloc(n int) (Tensor, error)
+	// Mirror returns a tensor holding the values of x. A host backend
+	// returns Host(x) itself: no copy, and the tensor sees every later
+	// write to x. A device backend allocates a tensor and uploads x; it
+	// sees later writes to x only after Upload(t, x). Weights enter a
+	// backend this way, once per model, and so do a call's inputs.
+	Mirror(x []float32) (Tensor, error)
+	// Free releases a tensor that Alloc or Mirror returned (not a view
+	// of one); the tensor and its views must not be used after. Free of
+	// an empty tensor does nothing.
+	Free(t Tensor)
 	// Upload copies src into dst; the lengths must agree.
-	Upload(dst Tensor, src []float32)
+	Upload(dst Tensor, src []float32) error
 	// Download copies src into dst once every kernel queued before it
 	// has finished; the lengths must agree.
-	Download(dst []float32, src Tensor)
+	Download(dst []float32, src Tensor) error
 }
 
 // Kernels are the model's operations, forward and backward. Dimensions
@@ -174,7 +192,9 @@ type Kernels interface {
 	// Rope writes into y the nh heads of D values of every row of x,
 	// [N, nh·D], rotated by the angle of the row's position pos[r] (rotate-half
 	// convention); cos and sin are [P, D/2] tables. inverse rotates by the
-	// negative angle, which is the gradient. y may alias x.
+	// negative angle, which is the gradient. y may alias x. pos, like
+	// spans and sizes, is a host value: a device backend takes it along
+	// with the launch.
 	Rope(y, x Tensor, nh, D int, pos []int, cos, sin Tensor, inverse bool) error
 	// Attention writes o [N, H·D] = softmax(q·kᵀ·Scale + causal mask)·v
 	// for the N/T sequences of T rows in q [N, H·D], k and v [N, K·D].
@@ -207,4 +227,10 @@ type Kernels interface {
 	// g' = Scale·g, m ← β1·m + (1−β1)·g', v ← β2·v + (1−β2)·g'²,
 	// p ← Decay·p − StepSize·m / (√v/RootBC2 + Eps).
 	AdamW(p, g, m, v Tensor, s AdamWStep) error
+	// Copy writes dst = src; the lengths must agree.
+	Copy(dst, src Tensor) error
+	// Add does y += x, element by element; the lengths must agree.
+	Add(y, x Tensor) error
+	// Scale does x *= s in place.
+	Scale(x Tensor, s float32) error
 }

@@ -7,13 +7,17 @@
 //
 // A Backend is three things (see the interfaces for each contract):
 //
-//   - Memory: Alloc, Upload and Download. Tensors live in the backend's
-//     memory; Tensor is only a handle (a host slice, or a device address
-//     and a length). Data crosses between the host and the backend only
-//     at the edges of a computation: weights once, token ids in and
-//     log-probs or logits out per call. Everything between, weights and
+//   - Memory: Alloc, Free, Mirror, Upload and Download. Tensors live in
+//     the backend's memory; Tensor is only a handle (a host slice, or a
+//     device address and a length). Data crosses between the host and
+//     the backend only at the edges of a computation: weights once
+//     (Mirror, then Upload again after the host values change: package
+//     policy's Model.SyncWeights), token ids in and log-probs or logits
+//     out per call. Everything between, the key/value caches and the
 //     activations, stays where the backend keeps it, so a device backend
-//     moves nothing from one kernel to the next.
+//     moves nothing from one kernel to the next. A host backend copies
+//     nothing at these edges either: Mirror wraps the caller's slice, and
+//     Upload and Download of a tensor into its own storage are free.
 //   - Kernels: the model's operations, forward and backward: MatMul and
 //     the row operations around it (AddBias, ColSum, Embed, EmbedBack),
 //     RMSNorm, rotary positions, causal grouped-query attention (training
@@ -52,6 +56,13 @@
 // way and registers with a higher preference.
 //
 // # Agreement
+//
+// Package policy/backend/arenatest is a device backend for tests: every
+// tensor in an arena that is unreadable between its kernels, host tensors
+// refused, the pure-Go arithmetic. Package policy's inference runs on it
+// bit for bit as on "go", which checks that the inference path goes
+// through Memory alone. The training graph still keeps its values on the
+// host (docs/ARCHITECTURE.md says what is left).
 //
 // The pure-Go backend is the reference: its arithmetic is that of the
 // model before backends existed, so runs with ARTIST_BACKEND=go repeat

@@ -39,24 +39,44 @@ func (b *Backend) Info() backend.Info { return b.info() }
 func (b *Backend) HostBLAS() backend.HostBLAS { return b.blas }
 
 // Alloc returns a zeroed host tensor.
-func (b *Backend) Alloc(n int) backend.Tensor { return backend.Host(make([]float32, n)) }
+func (b *Backend) Alloc(n int) (backend.Tensor, error) { return backend.Host(make([]float32, n)), nil }
 
-// Upload copies src into the host tensor dst.
-func (b *Backend) Upload(dst backend.Tensor, src []float32) {
+// Mirror returns Host(x): the tensor is x, no copy.
+func (b *Backend) Mirror(x []float32) (backend.Tensor, error) { return backend.Host(x), nil }
+
+// Free does nothing: the garbage collector frees host tensors.
+func (b *Backend) Free(backend.Tensor) {}
+
+// Upload copies src into the host tensor dst, nothing when they share
+// their storage.
+func (b *Backend) Upload(dst backend.Tensor, src []float32) error {
+	if err := onHost("Upload", dst); err != nil {
+		return err
+	}
 	d := host(dst)
 	if len(d) != len(src) {
-		panic(fmt.Sprintf("cpu: Upload of %d values into a tensor of %d", len(src), len(d)))
+		return fmt.Errorf("cpu: Upload of %d values into a tensor of %d", len(src), len(d))
 	}
-	copy(d, src)
+	if len(d) > 0 && &d[0] != &src[0] {
+		copy(d, src)
+	}
+	return nil
 }
 
-// Download copies the host tensor src into dst.
-func (b *Backend) Download(dst []float32, src backend.Tensor) {
+// Download copies the host tensor src into dst, nothing when they share
+// their storage.
+func (b *Backend) Download(dst []float32, src backend.Tensor) error {
+	if err := onHost("Download", src); err != nil {
+		return err
+	}
 	s := host(src)
 	if len(s) != len(dst) {
-		panic(fmt.Sprintf("cpu: Download of a tensor of %d values into %d", len(s), len(dst)))
+		return fmt.Errorf("cpu: Download of a tensor of %d values into %d", len(s), len(dst))
 	}
-	copy(dst, s)
+	if len(s) > 0 && &s[0] != &dst[0] {
+		copy(dst, s)
+	}
+	return nil
 }
 
 // host returns the storage of a host tensor, nil for an empty one; a

@@ -37,6 +37,11 @@ func TestDeviceTensorIsAnError(t *testing.T) {
 		{"TokenLogProbBack", func() error { return be.TokenLogProbBack(h, d, h, backend.Tensor{}, h, 1) }},
 		{"AdamW", func() error { return be.AdamW(h, h, d, h, backend.AdamWStep{}) }},
 		{"LinearRows", func() error { return be.LinearRows(2, 2, 1, h, h, d) }},
+		{"Copy", func() error { return be.Copy(h, d) }},
+		{"Add", func() error { return be.Add(h, d) }},
+		{"Scale", func() error { return be.Scale(d, 2) }},
+		{"Upload", func() error { return be.Upload(d, make([]float32, 4)) }},
+		{"Download", func() error { return be.Download(h.Host(), d) }},
 	}
 	for i, tc := range cases {
 		t.Run(tc.kernel, func(t *testing.T) {

@@ -3,6 +3,7 @@ package cpu
 // Matrix products and the small row operations around them.
 
 import (
+	"fmt"
 	"sync"
 
 	"github.com/artist-rl/artist/policy/backend"
@@ -257,5 +258,44 @@ func (b *Backend) EmbedBack(dtable, ids, dy backend.Tensor, C int) error {
 			}
 		}
 	})
+	return nil
+}
+
+// Copy writes dst = src.
+func (b *Backend) Copy(dst, src backend.Tensor) error {
+	if err := onHost("Copy", dst, src); err != nil {
+		return err
+	}
+	if dst.Len() != src.Len() {
+		return fmt.Errorf("cpu: Copy of %d values into a tensor of %d", src.Len(), dst.Len())
+	}
+	copy(host(dst), host(src))
+	return nil
+}
+
+// Add does y += x.
+func (b *Backend) Add(y, x backend.Tensor) error {
+	if err := onHost("Add", y, x); err != nil {
+		return err
+	}
+	if y.Len() != x.Len() {
+		return fmt.Errorf("cpu: Add of %d values to a tensor of %d", x.Len(), y.Len())
+	}
+	yy := host(y)
+	for i, v := range host(x) {
+		yy[i] += v
+	}
+	return nil
+}
+
+// Scale does x *= s.
+func (b *Backend) Scale(x backend.Tensor, s float32) error {
+	if err := onHost("Scale", x); err != nil {
+		return err
+	}
+	xx := host(x)
+	for i := range xx {
+		xx[i] *= s
+	}
 	return nil
 }

@@ -1,0 +1,95 @@
+package policy
+
+// The model's weights as its backend holds them: one backend tensor per
+// Param, made by Memory.Mirror the first time a computation needs it. On
+// a host backend the tensor is Param.Data itself (no copy: every in-place
+// update is seen at once); on a device backend it is a copy in device
+// memory, which SyncWeights refreshes after the host values change.
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/artist-rl/artist/policy/backend"
+)
+
+// weightSet maps a model's parameters to their backend tensors. Models
+// that share their Params (Base) share it; it is safe for concurrent use.
+type weightSet struct {
+	mu sync.Mutex
+	be backend.Backend
+	t  map[*Param]mirrored
+}
+
+// mirrored is a parameter's tensor and the slice it mirrors, so that a
+// Param whose Data was replaced gets a new tensor.
+type mirrored struct {
+	t    backend.Tensor
+	data *float32
+	n    int
+}
+
+func newWeightSet(be backend.Backend) *weightSet {
+	return &weightSet{be: be, t: map[*Param]mirrored{}}
+}
+
+// tensor returns p's backend tensor, mirroring p.Data on first use; a nil
+// p, or one without float32 weights (frozen in bfloat16: Session.weight
+// widens those), gives an empty tensor.
+func (w *weightSet) tensor(p *Param) (backend.Tensor, error) {
+	if p == nil || len(p.Data) == 0 {
+		return backend.Tensor{}, nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if mt, ok := w.t[p]; ok && mt.data == &p.Data[0] && mt.n == len(p.Data) {
+		return mt.t, nil
+	}
+	t, err := w.be.Mirror(p.Data)
+	if err != nil {
+		return backend.Tensor{}, fmt.Errorf("policy: weights of %s: %w", p.Name, err)
+	}
+	if old, ok := w.t[p]; ok {
+		w.be.Free(old.t)
+	}
+	w.t[p] = mirrored{t: t, data: &p.Data[0], n: len(p.Data)}
+	return t, nil
+}
+
+// sync uploads every mirrored parameter's host values again.
+func (w *weightSet) sync() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for p, mt := range w.t {
+		if len(p.Data) == 0 || mt.data != &p.Data[0] || mt.n != len(p.Data) {
+			w.be.Free(mt.t)
+			delete(w.t, p) // mirrored again on next use
+			continue
+		}
+		if err := w.be.Upload(mt.t, p.Data); err != nil {
+			return fmt.Errorf("policy: sync weights of %s: %w", p.Name, err)
+		}
+	}
+	return nil
+}
+
+// free releases every tensor.
+func (w *weightSet) free() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for p, mt := range w.t {
+		w.be.Free(mt.t)
+		delete(w.t, p)
+	}
+}
+
+// weight returns p's backend tensor (see weightSet).
+func (m *Model) weight(p *Param) (backend.Tensor, error) { return m.w.tensor(p) }
+
+// SyncWeights makes the backend's copy of the weights equal Param.Data
+// again, after the host values were written (an optimizer step, a merge,
+// a load into the same Params). On a host backend the backend's tensors
+// are Param.Data, so it copies nothing; on a device backend it uploads
+// every parameter that a computation has used. Not safe to call while the
+// model computes.
+func (m *Model) SyncWeights() error { return m.w.sync() }
