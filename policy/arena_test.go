@@ -1,0 +1,193 @@
+//go:build unix
+
+package policy
+
+// The inference path on the arena test backend, which holds every tensor
+// in memory of its own that is unreadable between its kernels and
+// refuses host tensors: the model computes through the backend's Memory
+// alone, with the numbers of the pure-Go backend.
+
+import (
+	"maps"
+	"math"
+	"math/rand"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/artist-rl/artist/policy/backend/arenatest"
+	"github.com/artist-rl/artist/policy/backend/cpu"
+)
+
+func newArena(t *testing.T) *arenatest.Backend {
+	t.Helper()
+	a, err := arenatest.New(1 << 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := a.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return a
+}
+
+// TestArenaInferenceIsBitIdentical runs LogProbs, MeanHidden and a
+// sampled decode (prompt, then tokens drawn from the logits, with a
+// sequence added and one reset on the way) on the pure-Go backend and on
+// the arena backend, and requires the same bits.
+func TestArenaInferenceIsBitIdentical(t *testing.T) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	cases := []struct {
+		name  string
+		model func(t *testing.T) *Model
+	}{
+		{"tied", func(t *testing.T) *Model { return testModel(t, true, 41) }},
+		{"untied", func(t *testing.T) *Model { return testModel(t, false, 42) }},
+		{"mid size", func(t *testing.T) *Model {
+			m, err := New(invarianceConfigs()["mid"], rand.New(rand.NewSource(43)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return m
+		}},
+		{"lora and temperature", func(t *testing.T) *Model {
+			m := testModel(t, false, 44)
+			if err := m.AttachLoRA(LoRAConfig{Rank: 4, Alpha: 8, Targets: []string{"q", "v", "o", "down"}}, rand.New(rand.NewSource(45))); err != nil {
+				t.Fatal(err)
+			}
+			for _, a := range m.LoRA().Adapters {
+				for i := range a.B.Data {
+					a.B.Data[i] = 0.05 * float32(i%7-3)
+				}
+			}
+			m.SetTemperature(0.7)
+			return m
+		}},
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m := tc.model(t)
+			seqs := randomSeqs(rand.New(rand.NewSource(int64(i))), m.Config.VocabSize, 23, 5, 40, 1, 17)
+			m.UseBackend(cpu.NewGo())
+			want := inferAll(t, m, seqs)
+			a := newArena(t)
+			m.UseBackend(a)
+			got := inferAll(t, m, seqs)
+			for _, name := range slices.Sorted(maps.Keys(want)) {
+				if !slices.EqualFunc(got[name], want[name], func(x, y float32) bool { return math.Float32bits(x) == math.Float32bits(y) }) {
+					t.Errorf("case %d: %s differs between the arena and pure Go", i, name)
+				}
+			}
+		})
+	}
+}
+
+// inferAll returns, by name, the log-probs, mean hidden state and the
+// logits of a sampled decode.
+func inferAll(t *testing.T, m *Model, seqs [][]int) map[string][]float32 {
+	t.Helper()
+	out := map[string][]float32{"LogProbs": flatten(logProbs(t, m, seqs)), "MeanHidden": meanHidden(t, m, seqs[0])}
+	s := m.NewSession(len(seqs), 64)
+	defer s.Close()
+	rng := rand.New(rand.NewSource(7))
+	feed := make([][]int, len(seqs))
+	for i, sq := range seqs {
+		feed[i] = sq[:min(len(sq), 12)]
+	}
+	for step := range 8 {
+		if step == 3 {
+			s.Add()
+			feed = append(feed, seqs[2][:4])
+		}
+		if step == 5 {
+			s.Reset(1)
+			feed[1] = seqs[4][:3]
+		}
+		logits := mustStep(t, s, feed)
+		out["step "+string(rune('0'+step))] = flatten(logits)
+		for i, lg := range logits {
+			feed[i] = []int{sampleToken(lg, rng)}
+		}
+	}
+	return out
+}
+
+// sampleToken draws a token from softmax(logits).
+func sampleToken(logits []float32, rng *rand.Rand) int {
+	mx := slices.Max(logits)
+	p := make([]float64, len(logits))
+	sum := 0.0
+	for j, v := range logits {
+		p[j] = math.Exp(float64(v - mx))
+		sum += p[j]
+	}
+	u := rng.Float64() * sum
+	for j, pj := range p {
+		if u -= pj; u <= 0 {
+			return j
+		}
+	}
+	return len(p) - 1
+}
+
+// TestArenaWeightsAreMirrored checks that the arena computes with its
+// own copy of the weights: a write to Param.Data is not seen until
+// SyncWeights, and then the results are those of pure Go on the new
+// weights.
+func TestArenaWeightsAreMirrored(t *testing.T) {
+	m := testModel(t, false, 46)
+	seqs := randomSeqs(rand.New(rand.NewSource(47)), m.Config.VocabSize, 19, 8)
+	a := newArena(t)
+	m.UseBackend(a)
+	before := logProbs(t, m, seqs)
+	for i := range m.Layers[0].Up.Data {
+		m.Layers[0].Up.Data[i] *= 1.5
+	}
+	if !bitsEqual(logProbs(t, m, seqs), before) {
+		t.Fatal("the arena saw a write to Param.Data before SyncWeights")
+	}
+	if err := m.SyncWeights(); err != nil {
+		t.Fatal(err)
+	}
+	synced := logProbs(t, m, seqs)
+	m.UseBackend(cpu.NewGo())
+	if want := logProbs(t, m, seqs); !bitsEqual(synced, want) || bitsEqual(synced, before) {
+		t.Error("after SyncWeights the arena's log-probs are not pure Go's on the new weights")
+	}
+}
+
+// TestArenaFreesWhatItAllocates checks that LogProbs, MeanHidden and a
+// closed Session leave no tensor behind but the weights.
+func TestArenaFreesWhatItAllocates(t *testing.T) {
+	m := testModel(t, true, 48)
+	a := newArena(t)
+	m.UseBackend(a)
+	seqs := randomSeqs(rand.New(rand.NewSource(49)), m.Config.VocabSize, 30, 9)
+	logProbs(t, m, seqs) // mirrors the weights
+	weights := a.Live()
+	logProbs(t, m, seqs)
+	meanHidden(t, m, seqs[0])
+	s := m.NewSession(2, 64)
+	mustStep(t, s, seqs)
+	mustStep(t, s, [][]int{{1}, {2}})
+	s.Close()
+	if got := a.Live(); got != weights {
+		t.Errorf("arena holds %d bytes after the calls, %d before (the weights)", got, weights)
+	}
+}
+
+// TestArenaTrainingIsRefused checks that the training graph, whose values
+// are host tensors, gets the arena's error naming a kernel rather than
+// computing on host memory.
+func TestArenaTrainingIsRefused(t *testing.T) {
+	m := testModel(t, false, 50)
+	m.UseBackend(newArena(t))
+	seqs, coef := batchFor(51, m.Config.VocabSize)
+	_, err := m.Backward(seqs, coef)
+	if err == nil || !strings.Contains(err.Error(), "is a host tensor") {
+		t.Fatalf("Backward on the arena: error %v, want a kernel refusing a host tensor", err)
+	}
+}
