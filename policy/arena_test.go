@@ -53,6 +53,11 @@ func TestArenaInferenceIsBitIdentical(t *testing.T) {
 			}
 			return m
 		}},
+		{"frozen in bfloat16", func(t *testing.T) *Model {
+			m := testModel(t, false, 52)
+			m.Freeze16()
+			return m
+		}},
 		{"lora and temperature", func(t *testing.T) *Model {
 			m := testModel(t, false, 44)
 			if err := m.AttachLoRA(LoRAConfig{Rank: 4, Alpha: 8, Targets: []string{"q", "v", "o", "down"}}, rand.New(rand.NewSource(45))); err != nil {
