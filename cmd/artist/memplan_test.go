@@ -9,6 +9,7 @@ import (
 
 	"github.com/artist-rl/artist/internal/memplan"
 	"github.com/artist-rl/artist/internal/sysmem"
+	"github.com/artist-rl/artist/policy"
 	"github.com/artist-rl/artist/trainer"
 )
 
@@ -197,5 +198,47 @@ func TestHeapLimit(t *testing.T) {
 		if got := heapLimit(memplan.Plan{Terms: tc.terms}); got != tc.want {
 			t.Errorf("case %d: heap limit %d, want %d", i, got, tc.want)
 		}
+	}
+}
+
+// TestTrainPlanReferenceDType: model.reference_dtype bf16 plans the
+// reference copy of a 7B init at its bfloat16 layer weights, the rest of
+// the plan unchanged.
+func TestTrainPlanReferenceDType(t *testing.T) {
+	dir := qwen7BFolder(t)
+	plans := map[string]memplan.Plan{}
+	for _, dtype := range []string{"f32", "bf16"} {
+		cfg, err := trainer.Parse(nil, "test", []string{"init=" + dir, "warmstart.steps=0", "grpo.beta=0.1", "model.reference_dtype=" + dtype})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if plans[dtype], err = trainPlan(cfg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ref := func(p memplan.Plan) (string, int64) {
+		for _, term := range p.Terms {
+			if strings.HasPrefix(term.Name, "reference model") {
+				return term.Name, term.Bytes
+			}
+		}
+		return "", 0
+	}
+	c, err := policy.ReadConfig(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for dtype, want := range map[string]struct {
+		name  string
+		bytes int64
+	}{"f32": {"reference model", memplan.ReferenceBytes(c, false)}, "bf16": {"reference model (bf16 layers)", memplan.ReferenceBytes(c, true)}} {
+		if name, b := ref(plans[dtype]); name != want.name || b != want.bytes {
+			t.Errorf("%s: reference term %q of %d bytes, want %q of %d", dtype, name, b, want.name, want.bytes)
+		}
+	}
+	_, f32 := ref(plans["f32"])
+	_, bf16 := ref(plans["bf16"])
+	if d := plans["f32"].Total() - plans["bf16"].Total(); d != f32-bf16 {
+		t.Errorf("the plans differ by %d bytes, the reference terms by %d", d, f32-bf16)
 	}
 }
