@@ -61,6 +61,7 @@ func Complete(ctx context.Context, p Policy, tok Tokenizer, prompt []int, cfg Co
 	}
 	stops := StopIDs(tok)
 	sess := p.NewSession(1, len(prompt)+cfg.MaxTokens)
+	defer closeSession(sess)
 	feed := prompt
 	var c Completion
 	var text strings.Builder

@@ -221,6 +221,7 @@ func (e *Engine) run(ctx context.Context, tasks []envs.Task, rngOf func(task int
 		return e.runSegments(ctx, r, rows, report)
 	}
 	sess := e.Policy.NewSession(len(rows), maxLen)
+	defer closeSession(sess)
 	var calls *toolCalls // the last step's calls, running while the other rows decode
 	for {
 		if err := ctx.Err(); err != nil {

@@ -20,6 +20,16 @@ type Session interface {
 	Step(feed [][]int) ([][]float32, error)
 }
 
+// closeSession releases sess when it has a Close method (a policy.Session
+// does: on a device backend its caches live in device memory); the
+// engine and Complete close every session they start once they are done
+// with it.
+func closeSession(sess Session) {
+	if c, ok := sess.(interface{ Close() }); ok {
+		c.Close()
+	}
+}
+
 // Tokenizer turns text into token ids and back.
 type Tokenizer interface {
 	Encode(text string) []int

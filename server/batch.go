@@ -219,6 +219,9 @@ func (b *batcher) collect() ([][]int, []*row) {
 		b.mu.Lock()
 		if b.active == 0 {
 			b.running = false
+			if b.sess != nil {
+				b.sess.Close() // its caches, in device memory on a device backend
+			}
 			b.sess, b.slots, b.free, b.freed = nil, nil, nil, nil
 			b.mu.Unlock()
 			return nil, nil

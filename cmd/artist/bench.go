@@ -350,6 +350,7 @@ func benchDecode(m *policy.Model, s benchSettings, rng *rand.Rand) (prefill, dec
 			}
 		}
 		dec = append(dec, time.Since(start).Seconds())
+		sess.Close()
 	}
 	return benchMedian(pre), benchMedian(dec), nil
 }

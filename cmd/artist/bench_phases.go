@@ -49,6 +49,7 @@ func benchGRPO(m *policy.Model, s benchSettings, rng *rand.Rand, start time.Time
 
 	t0 := time.Now()
 	sess := m.NewSession(B, P+N)
+	defer sess.Close()
 	logits, err := sess.Step(seqs)
 	if err != nil {
 		return nil, err
