@@ -58,12 +58,27 @@ func (c AdamWConfig) Validate() error {
 // AdamW is Adam with decoupled weight decay (Loshchilov & Hutter) and global
 // gradient-norm clipping, over a fixed list of parameters. Moments are kept
 // in float32, like the weights. It is not safe for concurrent use.
+//
+// The element update runs on a backend, in its memory: the weights,
+// gradients and moments on the host are the master copies, mirrored into
+// the backend (Memory.Mirror) and brought back after each update. On a
+// host backend the mirrors are the slices themselves and nothing is
+// copied; a device backend uploads and downloads them around every
+// update, until the training graph keeps its values on the device.
 type AdamW struct {
 	cfg    AdamWConfig
 	be     backend.Backend // runs the element update (Kernels.AdamW)
 	params []*policy.Param
 	m, v   [][]float32 // per param, same length as Data
-	step   int         // updates applied so far
+	mirror []adamTensors
+	step   int // updates applied so far
+}
+
+// adamTensors are one parameter's values as the backend holds them, and
+// the slices they mirror.
+type adamTensors struct {
+	p, g, m, v backend.Tensor
+	data, grad *float32
 }
 
 // NewAdamW returns an optimizer at step 0 with zero moments whose element
@@ -137,7 +152,7 @@ func (o *AdamW) Step(lr float64) (gradNorm float64, err error) {
 		if len(p.Shape) >= 2 {
 			decay = 1 - lr*o.cfg.WeightDecay
 		}
-		err := o.be.AdamW(backend.Host(p.Data), backend.Host(p.Grad), backend.Host(o.m[i]), backend.Host(o.v[i]), backend.AdamWStep{
+		err := o.update(i, backend.AdamWStep{
 			Scale: float32(scale), Decay: float32(decay),
 			StepSize: float32(lr / bc1), RootBC2: float32(math.Sqrt(bc2)),
 			Beta1: float32(o.cfg.Beta1), Beta2: float32(o.cfg.Beta2), Eps: float32(o.cfg.Eps),
@@ -147,6 +162,72 @@ func (o *AdamW) Step(lr float64) (gradNorm float64, err error) {
 		}
 	}
 	return norm, nil
+}
+
+// update runs param i's element update on the backend: its weights,
+// gradient and moments go in and come back out (no copy on a host
+// backend, whose tensors are the slices).
+func (o *AdamW) update(i int, s backend.AdamWStep) error {
+	t, err := o.tensors(i)
+	if err != nil {
+		return err
+	}
+	p, be := o.params[i], o.be
+	for _, up := range []struct {
+		dst backend.Tensor
+		src []float32
+	}{{t.p, p.Data}, {t.g, p.Grad}, {t.m, o.m[i]}, {t.v, o.v[i]}} {
+		if err := be.Upload(up.dst, up.src); err != nil {
+			return err
+		}
+	}
+	if err := be.AdamW(t.p, t.g, t.m, t.v, s); err != nil {
+		return err
+	}
+	for _, down := range []struct {
+		dst []float32
+		src backend.Tensor
+	}{{p.Data, t.p}, {o.m[i], t.m}, {o.v[i], t.v}} {
+		if err := be.Download(down.dst, down.src); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tensors returns param i's mirrors, made on first use and again when
+// the param's Data or Grad slice was replaced.
+func (o *AdamW) tensors(i int) (adamTensors, error) {
+	if o.mirror == nil {
+		o.mirror = make([]adamTensors, len(o.params))
+	}
+	p, t := o.params[i], o.mirror[i]
+	if len(p.Grad) != len(p.Data) {
+		return adamTensors{}, fmt.Errorf("%d grads for %d weights", len(p.Grad), len(p.Data))
+	}
+	if len(p.Data) == 0 || (t.data == &p.Data[0] && t.grad == &p.Grad[0]) {
+		return t, nil
+	}
+	for _, old := range []backend.Tensor{t.p, t.g, t.m, t.v} {
+		o.be.Free(old)
+	}
+	o.mirror[i] = adamTensors{}
+	var err error
+	var nt adamTensors
+	for _, mk := range []struct {
+		t *backend.Tensor
+		x []float32
+	}{{&nt.p, p.Data}, {&nt.g, p.Grad}, {&nt.m, o.m[i]}, {&nt.v, o.v[i]}} {
+		if *mk.t, err = o.be.Mirror(mk.x); err != nil {
+			for _, made := range []backend.Tensor{nt.p, nt.g, nt.m, nt.v} {
+				o.be.Free(made)
+			}
+			return adamTensors{}, err
+		}
+	}
+	nt.data, nt.grad = &p.Data[0], &p.Grad[0]
+	o.mirror[i] = nt
+	return nt, nil
 }
 
 // gradNorm is the L2 norm of all gradients, accumulated in float64.
