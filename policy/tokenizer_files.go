@@ -21,6 +21,9 @@ const (
 	ChatTemplateFile     = "chat_template.jinja"    // a chat template that replaces tokenizer_config.json's
 )
 
+// TokenizerFileNames are the files TokenizerFiles.Write may write.
+var TokenizerFileNames = []string{TokenizerJSONFile, TokenizerConfigFile, GenerationConfigFile, ChatTemplateFile}
+
 // fallbackEOS is the end-of-sequence token of a tokenizer whose folder
 // names none (GPT-2's and Qwen's base vocabulary's).
 const fallbackEOS = "<|endoftext|>"

@@ -46,7 +46,8 @@ func (r *Run) weightsDir(step int) (string, error) {
 // syncServers gives the servers r.Model's weights as weight_version step
 // (the step whose rollouts they sample in the synchronous loop), unless
 // they hold them already: it writes them in the checkpoint layout
-// (WriteWeights) and has every server load them (fleet.Push), then
+// (WriteWeights; the tokenizer files are links to the last push's) and
+// has every server load them (fleet.Push), then
 // removes the folder of the version before. The first
 // time, it refuses a server with another tokenizer (fleet.Check); Push
 // refuses one that reports other weights than those written. Nothing
@@ -61,7 +62,11 @@ func (r *Run) syncServers(ctx context.Context, step int, m Metrics) error {
 	if err != nil {
 		return fmt.Errorf("trainer: rollout weights: %w", err)
 	}
-	if err := WriteWeights(dir, r.Model, r.Tok); err != nil {
+	prev := ""
+	if s.pushed >= 0 {
+		prev, _ = r.weightsDir(s.pushed)
+	}
+	if err := writeWeights(dir, r.Model, r.Tok, prev); err != nil {
 		return err
 	}
 	if !s.checked {

@@ -17,6 +17,15 @@ import (
 // model with LoRA adapters is written merged (a copy of its weights, for
 // the time of the write).
 func WriteWeights(dir string, m *policy.Model, tok *policy.Tokenizer) error {
+	return writeWeights(dir, m, tok, "")
+}
+
+// writeWeights is WriteWeights; with prev, a folder it wrote before with
+// the same tok, the tokenizer files are hard links to prev's instead of
+// new copies (files are never written in place, so a link cannot change
+// under a reader). A rollout push thus writes the weights alone: each
+// copy is a synced write, and the push is on the rollouts' path.
+func writeWeights(dir string, m *policy.Model, tok *policy.Tokenizer, prev string) error {
 	if m.LoRA() != nil {
 		var err error
 		if m, err = m.Merged(); err != nil {
@@ -35,8 +44,10 @@ func WriteWeights(dir string, m *policy.Model, tok *policy.Tokenizer) error {
 	if err := policy.SaveModel(tmp, m); err != nil {
 		return fmt.Errorf("trainer: weights: %w", err)
 	}
-	if err := tok.Files().Write(tmp); err != nil {
-		return fmt.Errorf("trainer: weights: %w", err)
+	if !linkTokenizer(prev, tmp) {
+		if err := tok.Files().Write(tmp); err != nil {
+			return fmt.Errorf("trainer: weights: %w", err)
+		}
 	}
 	if err := writeManifest(tmp); err != nil {
 		return err
@@ -45,6 +56,28 @@ func WriteWeights(dir string, m *policy.Model, tok *policy.Tokenizer) error {
 		return fmt.Errorf("trainer: weights: %w", err)
 	}
 	return nil
+}
+
+// linkTokenizer hard-links the tokenizer files of prev into dir and
+// reports whether it linked them all (none is linked without prev, or
+// when prev lacks tokenizer.json).
+func linkTokenizer(prev, dir string) bool {
+	if prev == "" {
+		return false
+	}
+	for _, name := range policy.TokenizerFileNames {
+		src := filepath.Join(prev, name)
+		if _, err := os.Lstat(src); err != nil {
+			if os.IsNotExist(err) && name != policy.TokenizerJSONFile {
+				continue // an optional file the tokenizer does not have
+			}
+			return false
+		}
+		if err := os.Link(src, filepath.Join(dir, name)); err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // FileSHA256 is the SHA-256 (hex) of dir's file name: as dir's
