@@ -184,15 +184,60 @@ func TestArenaFreesWhatItAllocates(t *testing.T) {
 	}
 }
 
-// TestArenaTrainingIsRefused checks that the training graph, whose values
-// are host tensors, gets the arena's error naming a kernel rather than
-// computing on host memory.
-func TestArenaTrainingIsRefused(t *testing.T) {
+// TestArenaBackwardIsBitIdentical runs Backward with recomputing blocks,
+// whose graph is kernels only, on pure Go and on the arena, and requires
+// the same log-probs and gradients bit for bit.
+func TestArenaBackwardIsBitIdentical(t *testing.T) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	cases := []struct {
+		name string
+		lora bool
+	}{{"full weights", false}, {"lora", true}}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m := testModel(t, false, 53)
+			if tc.lora {
+				if err := m.AttachLoRA(LoRAConfig{Rank: 2, Alpha: 4, Targets: []string{"q", "k", "v", "o", "gate", "up", "down"}}, rand.New(rand.NewSource(54))); err != nil {
+					t.Fatal(err)
+				}
+			}
+			m.SetRecompute(true)
+			seqs, coef := batchFor(55, m.Config.VocabSize)
+			run := func() map[string][]float32 {
+				m.ZeroGrad()
+				lp, err := m.Backward(seqs, coef)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out := map[string][]float32{"log-probs": flatten(lp)}
+				for _, p := range m.TrainParams() {
+					out["grad "+p.Name] = append([]float32(nil), p.Grad...)
+				}
+				return out
+			}
+			m.UseBackend(cpu.NewGo())
+			want := run()
+			m.UseBackend(newArena(t))
+			got := run()
+			for _, name := range slices.Sorted(maps.Keys(want)) {
+				if !slices.EqualFunc(got[name], want[name], func(x, y float32) bool { return math.Float32bits(x) == math.Float32bits(y) }) {
+					t.Errorf("case %d: %s differs between the arena and pure Go", i, name)
+				}
+			}
+		})
+	}
+}
+
+// TestArenaTrainingNeedsKernels checks that the graph with gorgonia's own
+// additions (the residuals and the sums of gradients, when blocks do not
+// recompute) is refused on the arena with an error that says so, rather
+// than computing on host memory.
+func TestArenaTrainingNeedsKernels(t *testing.T) {
 	m := testModel(t, false, 50)
 	m.UseBackend(newArena(t))
 	seqs, coef := batchFor(51, m.Config.VocabSize)
 	_, err := m.Backward(seqs, coef)
-	if err == nil || !strings.Contains(err.Error(), "is a host tensor") {
-		t.Fatalf("Backward on the arena: error %v, want a kernel refusing a host tensor", err)
+	if err == nil || !strings.Contains(err.Error(), "not in the backend's memory") {
+		t.Fatalf("Backward on the arena: error %v, want one naming a value outside the backend's memory", err)
 	}
 }

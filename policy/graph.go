@@ -55,14 +55,15 @@ func (m *Model) SetGraphCacheBytes(n int64) { m.gs.cacheBytes = n }
 type trainGraph struct {
 	B, T    int
 	vm      G.VM
-	params  []*G.Node // aligned with graphParams; values share Param.Data
-	grads   []*G.Node // ∂cost/∂param, aligned with wrt
-	wrt     []*Param  // the trainable parameters whose gradients are graph nodes; kernels add the others' to Param.Grad themselves
-	ids     []float32 // [N] token ids (padding 0); backs the ids input
-	targets []float32 // [N] id of the next token, -1 where none
-	coef    []float32 // [N] weight of each row's log-prob in the cost
-	logp    *G.Node   // [N] log p(targets[r] | tokens up to r)
-	used    int64     // for least-recently-used eviction
+	gm      *graphMemory // where the values live
+	params  []*G.Node    // aligned with graphParams; values share Param.Data
+	grads   []*G.Node    // ∂cost/∂param, aligned with wrt
+	wrt     []*Param     // the trainable parameters whose gradients are graph nodes; kernels add the others' to Param.Grad themselves
+	ids     []float32    // [N] token ids (padding 0); backs the ids input
+	targets []float32    // [N] id of the next token, -1 where none
+	coef    []float32    // [N] weight of each row's log-prob in the cost
+	logp    *G.Node      // [N] log p(targets[r] | tokens up to r)
+	used    int64        // for least-recently-used eviction
 	eg      *G.ExprGraph
 	saves   []*kernel // forward kernels that keep values for backward
 	scratch int64     // bytes of kernels' own scratch buffers
@@ -115,6 +116,11 @@ func (m *Model) Backward(seqs [][]int, coef [][]float32) (logp [][]float32, err 
 	if err := tg.bind(m); err != nil {
 		return nil, err
 	}
+	for _, in := range [][]float32{tg.ids, tg.targets, tg.coef} {
+		if err := tg.gm.upload(in); err != nil {
+			return nil, fmt.Errorf("policy: backward: %w", err)
+		}
+	}
 	tg.vm.Reset()
 	tg.plan.next = 0
 	m.EnableGrads() // kernels may add into Param.Grad as they run
@@ -129,6 +135,9 @@ func (m *Model) Backward(seqs [][]int, coef [][]float32) (logp [][]float32, err 
 		m.graphs.trim(tg, m.gs.cacheBytes)
 	}
 	lp := tg.logp.Value().Data().([]float32)
+	if err := tg.gm.download(lp); err != nil {
+		return nil, fmt.Errorf("policy: backward: %w", err)
+	}
 	for i, s := range seqs {
 		for t := 1; t < len(s); t++ {
 			logp[i][t] = lp[i*T+t-1]
@@ -261,6 +270,7 @@ func (tg *trainGraph) sizeBytes() int64 {
 func (tg *trainGraph) close() {
 	tg.vm.Close()
 	tg.plan.release()
+	tg.gm.release()
 }
 
 // dropGraphs closes and forgets every compiled graph.
@@ -296,9 +306,13 @@ func (tg *trainGraph) load(seqs [][]int, coef [][]float32) {
 }
 
 // bind makes every parameter node read its Param.Data again if the slice
-// was replaced since the graph was built (e.g. by loading weights).
+// was replaced since the graph was built (e.g. by loading weights), and
+// on a device backend registers the model's mirror of each.
 func (tg *trainGraph) bind(m *Model) error {
 	for i, p := range m.graphParams() {
+		if err := tg.gm.mirror(m, p); err != nil {
+			return err
+		}
 		n := tg.params[i]
 		if d := n.Value().Data().([]float32); len(d) == len(p.Data) && &d[0] == &p.Data[0] {
 			continue
@@ -318,6 +332,9 @@ func (tg *trainGraph) addGrads(m *Model) error {
 			return fmt.Errorf("policy: backward: no gradient computed for %s", p.Name)
 		}
 		g, acc := v.Data().([]float32), p.Grad
+		if err := tg.gm.download(g); err != nil {
+			return fmt.Errorf("policy: backward: gradient of %s: %w", p.Name, err)
+		}
 		parallelChunks(len(g), func(lo, hi int) {
 			for j, x := range g[lo:hi] {
 				acc[lo+j] += x
@@ -354,16 +371,17 @@ func backed(p *Param) *tensor.Dense {
 // builder adds the model's operations to a graph; the first error sticks
 // and turns later calls into no-ops.
 type builder struct {
-	err      error
-	be       backend.Backend
-	g        geometry
-	T        int
-	cos, sin []float32 // [T, D/2]
-	pn       map[*Param]*G.Node
-	saves    []*kernel
-	gs       graphSettings
-	lora     *LoRA   // the model's adapters; when set the base is frozen
-	invTemp  float32 // 1/temperature of the log-probs
+	err        error
+	be         backend.Backend
+	gm         *graphMemory
+	g          geometry
+	T          int
+	cosT, sinT backend.Tensor // [T, D/2]
+	pn         map[*Param]*G.Node
+	saves      []*kernel
+	gs         graphSettings
+	lora       *LoRA   // the model's adapters; when set the base is frozen
+	invTemp    float32 // 1/temperature of the log-probs
 	// direct are the parameters whose kernels add their gradients into
 	// Param.Grad themselves; scratchBytes sizes kernels' own buffers.
 	direct       map[*Param]bool
@@ -398,8 +416,8 @@ func (b *builder) add(x, y *G.Node) *G.Node {
 func (b *builder) layer(x *G.Node, l int, L Layer) *G.Node {
 	g, be := b.g, b.be
 	h := b.norm(x, L.AttnNorm)                                                                          // [N, C]
-	q := b.op(ropeOp(be, g.H, g.D, b.T, false, b.cos, b.sin), b.proj(h, l, targetQ, L.Q, L.QB))         // [N, H·D]
-	k := b.op(ropeOp(be, g.K, g.D, b.T, false, b.cos, b.sin), b.proj(h, l, targetK, L.K, L.KB))         // [N, K·D]
+	q := b.op(ropeOp(be, g.H, g.D, b.T, false, b.cosT, b.sinT), b.proj(h, l, targetQ, L.Q, L.QB))       // [N, H·D]
+	k := b.op(ropeOp(be, g.K, g.D, b.T, false, b.cosT, b.sinT), b.proj(h, l, targetK, L.K, L.KB))       // [N, K·D]
 	v := b.proj(h, l, targetV, L.V, L.VB)                                                               // [N, K·D]
 	a := b.op(attnOp(be, g, b.T, b.gs.maxSavedProbs), q, k, v)                                          // [N, H·D]
 	x = b.add(x, b.proj(a, l, targetO, L.O, nil))                                                       // [N, C]
@@ -422,8 +440,18 @@ func buildGraph(m *Model, B, T int) (*trainGraph, error) {
 	g, N := geometryOf(m.Config), B*T
 	eg := G.NewGraph()
 	tg := &trainGraph{B: B, T: T, ids: make([]float32, N), targets: make([]float32, N), coef: make([]float32, N)}
-	b := &builder{be: m.be, g: g, T: T, pn: make(map[*Param]*G.Node), gs: m.gs, lora: m.lora, invTemp: m.invTemp(), direct: map[*Param]bool{}}
-	b.cos, b.sin = ropeTables(T, g.D, m.Config.RopeTheta)
+	gm := newGraphMemory(m.be)
+	b := &builder{be: m.be, gm: gm, g: g, T: T, pn: make(map[*Param]*G.Node), gs: m.gs, lora: m.lora, invTemp: m.invTemp(), direct: map[*Param]bool{}}
+	cos, sin := ropeTables(T, g.D, m.Config.RopeTheta)
+	if err := b.tables(cos, sin); err != nil {
+		return nil, err
+	}
+	for _, in := range [][]float32{tg.ids, tg.targets, tg.coef} {
+		if _, err := gm.alloc(in); err != nil {
+			gm.release()
+			return nil, fmt.Errorf("policy: graph inputs: %w", err)
+		}
+	}
 	for _, p := range m.graphParams() {
 		n := G.NewTensor(eg, tensor.Float32, len(p.Shape), G.WithShape(p.Shape...), G.WithName(p.Name), G.WithValue(backed(p)))
 		b.pn[p] = n
@@ -446,13 +474,10 @@ func buildGraph(m *Model, B, T int) (*trainGraph, error) {
 	x = b.norm(x, m.Norm)                   // [N, C]
 	tg.logp = b.head(x, m.Head, targets, N) // [N]
 	if b.err != nil {
+		gm.release()
 		return nil, b.err
 	}
-	prod, err := G.HadamardProd(tg.logp, coef) // [N]
-	if err != nil {
-		return nil, fmt.Errorf("policy: graph cost: %w", err)
-	}
-	cost, err := G.Sum(prod) // scalar
+	cost, err := apply(costOp(m.be), tg.logp, coef) // scalar
 	if err != nil {
 		return nil, fmt.Errorf("policy: graph cost: %w", err)
 	}
@@ -476,13 +501,71 @@ func buildGraph(m *Model, B, T int) (*trainGraph, error) {
 		return nil, fmt.Errorf("policy: graph gradient: %w", err)
 	}
 	tg.grads = all[:len(tg.wrt)]
+	for _, n := range eg.AllNodes() {
+		if k, ok := n.Op().(*kernel); ok {
+			k.gm = gm
+		}
+	}
 	tg.plan = &memoryPlan{release: func() {}}
 	if m.gs.plan {
-		if tg.plan, err = planMemory(eg, append([]*G.Node{tg.logp}, all...)); err != nil {
+		if tg.plan, err = planMemory(eg, append([]*G.Node{tg.logp}, all...), gm); err != nil {
+			gm.release()
 			return nil, err
 		}
 	}
 	tg.vm = G.NewTapeMachine(eg)
-	tg.eg, tg.saves, tg.scratch = eg, b.saves, b.scratchBytes
+	tg.eg, tg.saves, tg.scratch, tg.gm = eg, b.saves, b.scratchBytes, gm
 	return tg, nil
+}
+
+// tables gives the builder the rotary tables as the backend holds them.
+func (b *builder) tables(cos, sin []float32) error {
+	var err error
+	if b.cosT, err = b.gm.constant(cos); err != nil {
+		return fmt.Errorf("policy: rotary tables: %w", err)
+	}
+	if b.sinT, err = b.gm.constant(sin); err != nil {
+		b.gm.release()
+		return fmt.Errorf("policy: rotary tables: %w", err)
+	}
+	return nil
+}
+
+// costOp is the graph's cost Σ_r logp[r]·coef[r] for logp and coef [N],
+// a host scalar computed from their host values (Backward reads only its
+// gradient). Its gradient with respect to logp is coef·dy.
+func costOp(be backend.Backend) *kernel {
+	k := &kernel{
+		name: "cost", inDims: []int{1, 1}, outDims: 0,
+		shape: func([]tensor.Shape) tensor.Shape { return tensor.ScalarShape() },
+		diff:  []bool{true, false},
+	}
+	k.fwd = func(out backend.Tensor, in []backend.Tensor, _ []tensor.Shape) error {
+		lp, err := download(be, in[0])
+		if err != nil {
+			return err
+		}
+		c, err := download(be, in[1])
+		if err != nil {
+			return err
+		}
+		var sum float32
+		for i, v := range lp {
+			sum += v * c[i]
+		}
+		out.Host()[0] = sum
+		return nil
+	}
+	k.grad = func(in G.Nodes, _, dy *G.Node) (G.Nodes, error) {
+		return grads(&kernel{
+			name: "costGrad", inDims: []int{1, 0}, outDims: 1, shape: same,
+			fwd: func(out backend.Tensor, in []backend.Tensor, _ []tensor.Shape) error {
+				if err := be.Copy(out, in[0]); err != nil {
+					return err
+				}
+				return scale(be, out, in[1].Host()[0])
+			},
+		}, nodes(in[1], dy), nil, nil)
+	}
+	return k
 }

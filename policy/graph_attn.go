@@ -28,8 +28,8 @@ func attnOp(be backend.Backend, g geometry, T, maxSaved int) *kernel {
 			return 0
 		},
 	}
-	k.fwd = func(out []float32, in [][]float32, _ []tensor.Shape) error {
-		return be.Attention(host(out), host(k.saved), host(in[0]), host(in[1]), host(in[2]), g.heads(), T)
+	k.fwd = func(out backend.Tensor, in []backend.Tensor, _ []tensor.Shape) error {
+		return be.Attention(out, k.savedT, in[0], in[1], in[2], g.heads(), T)
 	}
 	k.grad = func(in G.Nodes, out, dy *G.Node) (G.Nodes, error) {
 		N := in[0].Shape()[0]
@@ -38,9 +38,9 @@ func attnOp(be backend.Backend, g geometry, T, maxSaved int) *kernel {
 			return nil, err
 		}
 		return grads(
-			sliceOp(0, N, HD), nodes(back),
-			sliceOp(N*HD, N, KD), nodes(back),
-			sliceOp(N*(HD+KD), N, KD), nodes(back))
+			sliceOp(be, 0, N, HD), nodes(back),
+			sliceOp(be, N*HD, N, KD), nodes(back),
+			sliceOp(be, N*(HD+KD), N, KD), nodes(back))
 	}
 	return k
 }
@@ -53,24 +53,23 @@ func attnBackOp(be backend.Backend, fwd *kernel, g geometry, T int) *kernel {
 	return &kernel{
 		name: fmt.Sprintf("attnBack(%d,%d,%d,%d)", g.H, g.K, g.D, T), inDims: []int{2, 2, 2, 2, 2}, outDims: 1,
 		shape: func(in []tensor.Shape) tensor.Shape { return tensor.Shape{in[0][0] * (HD + 2*KD)} },
-		fwd: func(out []float32, in [][]float32, s []tensor.Shape) error {
+		fwd: func(out backend.Tensor, in []backend.Tensor, s []tensor.Shape) error {
 			N := s[0][0]
-			flat := host(out)
+			flat := out
 			return be.AttentionBack(flat.Slice(0, N*HD), flat.Slice(N*HD, N*(HD+KD)), flat.Slice(N*(HD+KD), N*(HD+2*KD)),
-				host(in[0]), host(in[1]), host(in[2]), host(in[3]), host(fwd.saved), host(in[4]), g.heads(), T)
+				in[0], in[1], in[2], in[3], fwd.savedT, in[4], g.heads(), T)
 		},
 	}
 }
 
 // sliceOp copies rows·cols values from offset off of a flat tensor into a
 // [rows, cols] tensor.
-func sliceOp(off, rows, cols int) *kernel {
+func sliceOp(be backend.Backend, off, rows, cols int) *kernel {
 	return &kernel{
 		name: fmt.Sprintf("slice(%d,%d,%d)", off, rows, cols), inDims: []int{1}, outDims: 2,
 		shape: func([]tensor.Shape) tensor.Shape { return tensor.Shape{rows, cols} },
-		fwd: func(out []float32, in [][]float32, _ []tensor.Shape) error {
-			copy(out, in[0][off:off+rows*cols])
-			return nil
+		fwd: func(out backend.Tensor, in []backend.Tensor, _ []tensor.Shape) error {
+			return be.Copy(out, in[0].Slice(off, off+rows*cols))
 		},
 	}
 }

@@ -41,6 +41,19 @@ func (b *builder) head(x *G.Node, w *Param, targets *G.Node, N int) *G.Node {
 	return b.op(headLogProbOp(b.be, b.g, b.invTemp, rows, sc, direct), x, b.pn[w], targets)
 }
 
+// hostOnly returns the host storage of ts, or an error naming the op
+// when one is a device tensor: the fused head gathers rows on the host.
+func hostOnly(op string, ts ...backend.Tensor) ([][]float32, error) {
+	out := make([][]float32, len(ts))
+	for i, t := range ts {
+		if !t.OnHost() {
+			return nil, fmt.Errorf("policy: %s runs on host backends only (it computes on host values)", op)
+		}
+		out[i] = t.Host()
+	}
+	return out, nil
+}
+
 // headScratch is the chunk buffers the fused head's forward and backward
 // kernels share: one chunk's logits and their gradient, [R, V] each.
 type headScratch struct {
@@ -61,8 +74,12 @@ func headLogProbOp(be backend.Backend, g geometry, inv float32, rows int, sc *he
 		diff:  []bool{true, false, false},
 		save:  func(in []tensor.Shape) int { return in[0][0] },
 	}
-	k.fwd = func(out []float32, in [][]float32, s []tensor.Shape) error {
-		x, w, tg := in[0], in[1], in[2]
+	k.fwd = func(outT backend.Tensor, in []backend.Tensor, s []tensor.Shape) error {
+		h, err := hostOnly(k.name, outT, in[0], in[1], in[2])
+		if err != nil {
+			return err
+		}
+		out, x, w, tg := h[0], h[1], h[2], h[3]
 		N := s[0][0]
 		for lo := 0; lo < N; lo += rows {
 			c := min(rows, N-lo)
@@ -100,8 +117,12 @@ func headBackOp(be backend.Backend, fwd *kernel, g geometry, inv float32, rows i
 	return &kernel{
 		name: fmt.Sprintf("headBack(%d,%d,%d,%g,%t)", V, C, rows, inv, direct != nil), inDims: []int{2, 2, 1, 1, 1}, outDims: 2,
 		shape: func(in []tensor.Shape) tensor.Shape { return in[0].Clone() },
-		fwd: func(out []float32, in [][]float32, _ []tensor.Shape) error {
-			x, w, tg, dy := in[0], in[1], in[2], in[4]
+		fwd: func(outT backend.Tensor, in []backend.Tensor, _ []tensor.Shape) error {
+			h, err := hostOnly("headBack", outT, in[0], in[1], in[2], in[4])
+			if err != nil {
+				return err
+			}
+			out, x, w, tg, dy := h[0], h[1], h[2], h[3], h[4]
 			clear(out)
 			var live []int // rows that carry a gradient
 			for r, t := range tg {

@@ -20,8 +20,8 @@ func embedOp(be backend.Backend, V, C int) *kernel {
 	return &kernel{
 		name: fmt.Sprintf("embed(%d,%d)", V, C), inDims: []int{2, 1}, outDims: 2,
 		shape: func(in []tensor.Shape) tensor.Shape { return tensor.Shape{in[1][0], C} },
-		fwd: func(out []float32, in [][]float32, _ []tensor.Shape) error {
-			return be.Embed(host(out), host(in[0]), host(in[1]), C)
+		fwd: func(out backend.Tensor, in []backend.Tensor, _ []tensor.Shape) error {
+			return be.Embed(out, in[0], in[1], C)
 		},
 		diff: []bool{true, false},
 		grad: func(in G.Nodes, _, dy *G.Node) (G.Nodes, error) {
@@ -35,8 +35,8 @@ func embedGradOp(be backend.Backend, V, C int) *kernel {
 	return &kernel{
 		name: fmt.Sprintf("embedGrad(%d,%d)", V, C), inDims: []int{1, 2}, outDims: 2,
 		shape: func([]tensor.Shape) tensor.Shape { return tensor.Shape{V, C} },
-		fwd: func(out []float32, in [][]float32, _ []tensor.Shape) error {
-			return be.EmbedBack(host(out), host(in[0]), host(in[1]), C)
+		fwd: func(out backend.Tensor, in []backend.Tensor, _ []tensor.Shape) error {
+			return be.EmbedBack(out, in[0], in[1], C)
 		},
 	}
 }
@@ -45,8 +45,8 @@ func embedGradOp(be backend.Backend, V, C int) *kernel {
 func rmsNormOp(be backend.Backend, C int, eps float32) *kernel {
 	return &kernel{
 		name: fmt.Sprintf("rmsNorm(%d,%g)", C, eps), inDims: []int{2, 1}, outDims: 2, shape: same,
-		fwd: func(out []float32, in [][]float32, _ []tensor.Shape) error {
-			return be.RMSNorm(host(out), host(in[0]), host(in[1]), C, eps)
+		fwd: func(out backend.Tensor, in []backend.Tensor, _ []tensor.Shape) error {
+			return be.RMSNorm(out, in[0], in[1], C, eps)
 		},
 		diff: []bool{true, true},
 		grad: func(in G.Nodes, _, dy *G.Node) (G.Nodes, error) {
@@ -70,8 +70,8 @@ func frozenRMSNormOp(be backend.Backend, C int, eps float32) *kernel {
 func rmsNormDXOp(be backend.Backend, C int, eps float32) *kernel {
 	return &kernel{
 		name: fmt.Sprintf("rmsNormDX(%d,%g)", C, eps), inDims: []int{2, 1, 2}, outDims: 2, shape: same,
-		fwd: func(out []float32, in [][]float32, _ []tensor.Shape) error {
-			return be.RMSNormBack(host(out), backend.Tensor{}, host(in[0]), host(in[1]), host(in[2]), C, eps)
+		fwd: func(out backend.Tensor, in []backend.Tensor, _ []tensor.Shape) error {
+			return be.RMSNormBack(out, backend.Tensor{}, in[0], in[1], in[2], C, eps)
 		},
 	}
 }
@@ -81,8 +81,8 @@ func rmsNormDWOp(be backend.Backend, C int, eps float32) *kernel {
 	return &kernel{
 		name: fmt.Sprintf("rmsNormDW(%d,%g)", C, eps), inDims: []int{2, 1, 2}, outDims: 1,
 		shape: func([]tensor.Shape) tensor.Shape { return tensor.Shape{C} },
-		fwd: func(out []float32, in [][]float32, _ []tensor.Shape) error {
-			return be.RMSNormBack(backend.Tensor{}, host(out), host(in[0]), host(in[1]), host(in[2]), C, eps)
+		fwd: func(out backend.Tensor, in []backend.Tensor, _ []tensor.Shape) error {
+			return be.RMSNormBack(backend.Tensor{}, out, in[0], in[1], in[2], C, eps)
 		},
 	}
 }
@@ -96,12 +96,12 @@ func linearOp(be backend.Backend, bias bool) *kernel {
 	return &kernel{
 		name: fmt.Sprintf("linear(%t)", bias), inDims: dims, outDims: 2,
 		shape: func(in []tensor.Shape) tensor.Shape { return tensor.Shape{in[0][0], in[1][0]} },
-		fwd: func(out []float32, in [][]float32, s []tensor.Shape) error {
-			var b []float32
+		fwd: func(out backend.Tensor, in []backend.Tensor, s []tensor.Shape) error {
+			var b backend.Tensor
 			if bias {
 				b = in[2]
 			}
-			return hostLinear(be, out, in[0], s[0][0], s[0][1], in[1], b, s[1][0])
+			return linear(be, out, in[0], s[0][0], s[0][1], in[1], b, s[1][0])
 		},
 		diff: dims2bools(len(dims)),
 		grad: func(in G.Nodes, _, dy *G.Node) (G.Nodes, error) {
@@ -155,10 +155,10 @@ func matmulOp(be backend.Backend, ta, tb bool) *kernel {
 			_, n := dim(in[1], tb)
 			return tensor.Shape{m, n}
 		},
-		fwd: func(out []float32, in [][]float32, s []tensor.Shape) error {
+		fwd: func(out backend.Tensor, in []backend.Tensor, s []tensor.Shape) error {
 			m, k := dim(s[0], ta)
 			_, n := dim(s[1], tb)
-			return be.MatMul(ta, tb, m, n, k, host(in[0]), host(in[1]), 0, host(out))
+			return be.MatMul(ta, tb, m, n, k, in[0], in[1], 0, out)
 		},
 	}
 }
@@ -168,23 +168,23 @@ func colSumOp(be backend.Backend) *kernel {
 	return &kernel{
 		name: "colSum", inDims: []int{2}, outDims: 1,
 		shape: func(in []tensor.Shape) tensor.Shape { return tensor.Shape{in[0][1]} },
-		fwd: func(out []float32, in [][]float32, _ []tensor.Shape) error {
-			return be.ColSum(host(out), host(in[0]))
+		fwd: func(out backend.Tensor, in []backend.Tensor, _ []tensor.Shape) error {
+			return be.ColSum(out, in[0])
 		},
 	}
 }
 
 // ropeOp rotates the nh heads of every row of x [N, nh·D]; row r holds
 // position r mod T. Its gradient is the inverse rotation.
-func ropeOp(be backend.Backend, nh, D, T int, inverse bool, cos, sin []float32) *kernel {
+func ropeOp(be backend.Backend, nh, D, T int, inverse bool, cos, sin backend.Tensor) *kernel {
 	return &kernel{
 		name: fmt.Sprintf("rope(%d,%d,%d,%t)", nh, D, T, inverse), inDims: []int{2}, outDims: 2, shape: same,
-		fwd: func(out []float32, in [][]float32, s []tensor.Shape) error {
+		fwd: func(out backend.Tensor, in []backend.Tensor, s []tensor.Shape) error {
 			pos := make([]int, s[0][0])
 			for r := range pos {
 				pos[r] = r % T
 			}
-			return be.Rope(host(out), host(in[0]), nh, D, pos, host(cos), host(sin), inverse)
+			return be.Rope(out, in[0], nh, D, pos, cos, sin, inverse)
 		},
 		diff: []bool{true},
 		grad: func(_ G.Nodes, _, dy *G.Node) (G.Nodes, error) {
@@ -200,8 +200,8 @@ func swigluOp(be backend.Backend) *kernel {
 		diff: []bool{true, true},
 		save: func(in []tensor.Shape) int { return in[0].TotalSize() },
 	}
-	k.fwd = func(out []float32, in [][]float32, _ []tensor.Shape) error {
-		return be.SwiGLU(host(out), host(k.saved), host(in[0]), host(in[1]))
+	k.fwd = func(out backend.Tensor, in []backend.Tensor, _ []tensor.Shape) error {
+		return be.SwiGLU(out, k.savedT, in[0], in[1])
 	}
 	k.grad = func(in G.Nodes, out, dy *G.Node) (G.Nodes, error) {
 		return grads(swigluBackOp(be, k, true), nodes(in[0], in[1], out, dy), swigluBackOp(be, k, false), nodes(in[0], in[1], out, dy))
@@ -215,12 +215,12 @@ func swigluOp(be backend.Backend) *kernel {
 func swigluBackOp(be backend.Backend, fwd *kernel, gate bool) *kernel {
 	return &kernel{
 		name: fmt.Sprintf("swigluBack(%t)", gate), inDims: []int{2, 2, 2, 2}, outDims: 2, shape: same,
-		fwd: func(out []float32, in [][]float32, _ []tensor.Shape) error {
-			dg, du := host(out), backend.Tensor{}
+		fwd: func(out backend.Tensor, in []backend.Tensor, _ []tensor.Shape) error {
+			dg, du := out, backend.Tensor{}
 			if !gate {
 				dg, du = du, dg
 			}
-			return be.SwiGLUBack(dg, du, host(in[0]), host(in[1]), host(fwd.saved), host(in[3]))
+			return be.SwiGLUBack(dg, du, in[0], in[1], fwd.savedT, in[3])
 		},
 	}
 }
@@ -237,9 +237,11 @@ func tokenLogProbOp(be backend.Backend, V int, inv float32) *kernel {
 		diff:  []bool{true, false},
 		save:  func(in []tensor.Shape) int { return in[0][0] },
 	}
-	k.fwd = func(out []float32, in [][]float32, _ []tensor.Shape) error {
-		scaleLogits(in[0], inv)
-		return be.TokenLogProb(host(out), host(k.saved), host(in[0]), host(in[1]), V)
+	k.fwd = func(out backend.Tensor, in []backend.Tensor, _ []tensor.Shape) error {
+		if err := scale(be, in[0], inv); err != nil {
+			return err
+		}
+		return be.TokenLogProb(out, k.savedT, in[0], in[1], V)
 	}
 	k.grad = func(in G.Nodes, out, dy *G.Node) (G.Nodes, error) {
 		return grads(tokenLogProbBackOp(be, k, V, inv), nodes(in[0], in[1], out, dy), nil, nil)
@@ -253,12 +255,11 @@ func tokenLogProbOp(be backend.Backend, V int, inv float32) *kernel {
 func tokenLogProbBackOp(be backend.Backend, fwd *kernel, V int, inv float32) *kernel {
 	return &kernel{
 		name: fmt.Sprintf("tokenLogProbBack(%d)", V), inDims: []int{2, 1, 1, 1}, outDims: 2, shape: same,
-		fwd: func(out []float32, in [][]float32, _ []tensor.Shape) error {
-			if err := be.TokenLogProbBack(host(out), host(in[0]), host(in[1]), host(fwd.saved), host(in[3]), V); err != nil {
+		fwd: func(out backend.Tensor, in []backend.Tensor, _ []tensor.Shape) error {
+			if err := be.TokenLogProbBack(out, in[0], in[1], fwd.savedT, in[3], V); err != nil {
 				return err
 			}
-			scaleLogits(out, inv)
-			return nil
+			return scale(be, out, inv)
 		},
 	}
 }

@@ -58,17 +58,21 @@ func loraOutOp(be backend.Backend, s float32, layer int, t loraTarget) *kernel {
 		name: fmt.Sprintf("loraOut(%g,%d,%d)", s, layer, t), inDims: []int{2, 2, 2}, outDims: 2, shape: same,
 		diff: []bool{true, true, true},
 	}
-	var us []float32 // s·u, the forward pass's scratch
-	k.fwd = func(out []float32, in [][]float32, sh []tensor.Shape) error {
+	var us backend.Tensor // s·u, the forward pass's scratch
+	k.fwd = func(out backend.Tensor, in []backend.Tensor, sh []tensor.Shape) error {
 		N, r, o := sh[1][0], sh[1][1], sh[2][0]
-		if len(us) != N*r {
-			us = make([]float32, N*r)
+		if us.Len() != N*r {
+			var err error
+			if us, err = k.gm.alloc(make([]float32, N*r)); err != nil {
+				return err
+			}
 		}
-		for i, v := range in[1] {
-			us[i] = s * v
-		}
-		copy(out, in[0])
-		return be.MatMul(false, true, N, o, r, host(us), host(in[2]), 1, host(out))
+		var e errs
+		e.add(be.Copy(us, in[1]))
+		e.add(be.Scale(us, s))
+		e.add(be.Copy(out, in[0]))
+		e.add(be.MatMul(false, true, N, o, r, us, in[2], 1, out))
+		return e.err
 	}
 	k.grad = func(in G.Nodes, _, dy *G.Node) (G.Nodes, error) {
 		g, err := grads(scaledMatmulOp(be, false, false, s), nodes(dy, in[2]), scaledMatmulOp(be, true, false, s), nodes(dy, in[1]))
@@ -85,14 +89,11 @@ func scaledMatmulOp(be backend.Backend, ta, tb bool, s float32) *kernel {
 	k := matmulOp(be, ta, tb)
 	k.name = fmt.Sprintf("scaledMatmul(%t,%t,%g)", ta, tb, s)
 	fwd := k.fwd
-	k.fwd = func(out []float32, in [][]float32, sh []tensor.Shape) error {
+	k.fwd = func(out backend.Tensor, in []backend.Tensor, sh []tensor.Shape) error {
 		if err := fwd(out, in, sh); err != nil {
 			return err
 		}
-		for i := range out {
-			out[i] *= s
-		}
-		return nil
+		return be.Scale(out, s)
 	}
 	return k
 }
@@ -109,8 +110,13 @@ func dropoutOp(l *LoRA, p float64, layer int, t loraTarget) *kernel {
 		diff: []bool{true},
 		save: func(in []tensor.Shape) int { return in[0].TotalSize() },
 	}
-	k.fwd = func(out []float32, in [][]float32, _ []tensor.Shape) error {
-		for i, v := range in[0] {
+	k.fwd = func(outT backend.Tensor, in []backend.Tensor, _ []tensor.Shape) error {
+		h, err := hostOnly(k.name, outT, in[0])
+		if err != nil {
+			return err
+		}
+		out := h[0]
+		for i, v := range h[1] {
 			m := float32(0)
 			if l.drop.Float64() >= p {
 				m = keep
@@ -123,9 +129,13 @@ func dropoutOp(l *LoRA, p float64, layer int, t loraTarget) *kernel {
 	k.grad = func(_ G.Nodes, _, dy *G.Node) (G.Nodes, error) {
 		return grads(&kernel{
 			name: fmt.Sprintf("loraDropoutBack(%g,%d,%d)", p, layer, t), inDims: []int{2}, outDims: 2, shape: same,
-			fwd: func(out []float32, in [][]float32, _ []tensor.Shape) error {
-				for i, v := range in[0] {
-					out[i] = k.saved[i] * v
+			fwd: func(outT backend.Tensor, in []backend.Tensor, _ []tensor.Shape) error {
+				h, err := hostOnly("loraDropoutBack", outT, in[0])
+				if err != nil {
+					return err
+				}
+				for i, v := range h[1] {
+					h[0][i] = k.saved[i] * v
 				}
 				return nil
 			},

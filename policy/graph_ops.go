@@ -14,6 +14,7 @@ import (
 	"hash"
 	"hash/fnv"
 
+	"github.com/artist-rl/artist/policy/backend"
 	"github.com/chewxy/hm"
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
@@ -26,9 +27,9 @@ type kernel struct {
 	inDims  []int // dims of each input; 0 is a scalar
 	outDims int
 	shape   func(in []tensor.Shape) tensor.Shape
-	fwd     func(out []float32, in [][]float32, shapes []tensor.Shape) error // the kernel's error (a failed launch), wrapped by Do
-	diff    []bool                                                           // differentiable inputs; nil: none
-	grad    func(in G.Nodes, out, dy *G.Node) (G.Nodes, error)               // one gradient node per input (nil where not differentiable)
+	fwd     func(out backend.Tensor, in []backend.Tensor, shapes []tensor.Shape) error // the kernel's error (a failed launch), wrapped by Do
+	diff    []bool                                                                     // differentiable inputs; nil: none
+	grad    func(in G.Nodes, out, dy *G.Node) (G.Nodes, error)                         // one gradient node per input (nil where not differentiable)
 	// save, when set, sizes the values the forward pass keeps in saved
 	// for its backward kernels (backend.Kernels: saved tensors); 0 keeps
 	// none. The backward kernels take the forward node as an input, so
@@ -36,10 +37,13 @@ type kernel struct {
 	save   func(in []tensor.Shape) int
 	noSave bool // save nothing, whatever save says (graphSettings.save off)
 
-	out   *tensor.Dense // output buffer, reused across runs
-	saved []float32     // what the forward pass saved in the last run
-	plan  *memoryPlan   // the graph's memory plan, which gave out; nil: none
-	pos   int           // position in plan.order
+	out    *tensor.Dense  // output buffer, reused across runs: the value gorgonia sees
+	outT   backend.Tensor // out as the backend holds it (graph_memory.go)
+	saved  []float32      // what the forward pass saved in the last run (its host shape on a device)
+	savedT backend.Tensor // saved as the backend holds it
+	plan   *memoryPlan    // the graph's memory plan, which gave out; nil: none
+	pos    int            // position in plan.order
+	gm     *graphMemory   // where the graph's values live; nil: on the host
 }
 
 var (
@@ -74,7 +78,9 @@ func (k *kernel) InferShape(ds ...G.DimSizer) (tensor.Shape, error) {
 
 // Do computes the op. A tensor output is written into the same buffer on
 // every run (each kernel belongs to one node), which saves allocating and
-// clearing every intermediate tensor of the graph per run.
+// clearing every intermediate tensor of the graph per run. Inputs and
+// output reach fwd as backend tensors (graph_memory.go); a scalar input
+// or output is a host value.
 func (k *kernel) Do(vals ...G.Value) (G.Value, error) {
 	in, shapes, err := k.inputs(vals)
 	if err != nil {
@@ -92,22 +98,28 @@ func (k *kernel) Do(vals ...G.Value) (G.Value, error) {
 		}
 		switch {
 		case n == 0:
-			k.saved = nil
+			k.saved, k.savedT = nil, backend.Tensor{}
 		case len(k.saved) != n:
 			k.saved = make([]float32, n)
+			if k.savedT, err = k.gm.alloc(k.saved); err != nil {
+				return nil, fmt.Errorf("policy: %s: %w", k.name, err)
+			}
 		}
 	}
 	if k.outDims == 0 {
 		out := []float32{0}
-		if err := k.fwd(out, in, shapes); err != nil {
+		if err := k.fwd(backend.Host(out), in, shapes); err != nil {
 			return nil, fmt.Errorf("policy: %s: %w", k.name, err)
 		}
 		return G.NewF32(out[0]), nil
 	}
 	if s := k.shape(shapes); k.out == nil || !k.out.Shape().Eq(s) {
 		k.out = tensor.New(tensor.WithShape(s...), tensor.Of(tensor.Float32))
+		if k.outT, err = k.gm.alloc(k.out.Data().([]float32)); err != nil {
+			return nil, fmt.Errorf("policy: %s: %w", k.name, err)
+		}
 	}
-	if err := k.fwd(k.out.Data().([]float32), in, shapes); err != nil {
+	if err := k.fwd(k.outT, in, shapes); err != nil {
 		return nil, fmt.Errorf("policy: %s: %w", k.name, err)
 	}
 	return k.out, nil
@@ -118,22 +130,34 @@ func (k *kernel) UsePreallocDo(_ G.Value, vals ...G.Value) (G.Value, error) {
 	return k.Do(vals...)
 }
 
-func (k *kernel) inputs(vals []G.Value) ([][]float32, []tensor.Shape, error) {
+func (k *kernel) inputs(vals []G.Value) ([]backend.Tensor, []tensor.Shape, error) {
 	if len(vals) != len(k.inDims) {
 		return nil, nil, fmt.Errorf("policy: %s takes %d inputs, got %d", k.name, len(k.inDims), len(vals))
 	}
-	in := make([][]float32, len(vals))
+	in := make([]backend.Tensor, len(vals))
 	shapes := make([]tensor.Shape, len(vals))
 	for i, v := range vals {
 		switch v := v.(type) {
 		case *tensor.Dense:
+			if v.IsScalar() {
+				f, ok := v.ScalarValue().(float32)
+				if !ok {
+					return nil, nil, fmt.Errorf("policy: %s: input %d is %v, want float32", k.name, i, v.Dtype())
+				}
+				in[i], shapes[i] = backend.Host([]float32{f}), tensor.ScalarShape()
+				continue
+			}
 			d, ok := v.Data().([]float32)
 			if !ok {
 				return nil, nil, fmt.Errorf("policy: %s: input %d is %v, want float32", k.name, i, v.Dtype())
 			}
-			in[i], shapes[i] = d, v.Shape()
+			t, err := k.gm.of(d)
+			if err != nil {
+				return nil, nil, fmt.Errorf("policy: %s: input %d: %w", k.name, i, err)
+			}
+			in[i], shapes[i] = t, v.Shape()
 		case *G.F32:
-			in[i], shapes[i] = []float32{float32(*v)}, tensor.ScalarShape()
+			in[i], shapes[i] = backend.Host([]float32{float32(*v)}), tensor.ScalarShape()
 		default:
 			return nil, nil, fmt.Errorf("policy: %s: input %d has unsupported type %T", k.name, i, v)
 		}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"runtime"
 
+	"github.com/artist-rl/artist/policy/backend"
+
 	G "gorgonia.org/gorgonia"
 	"gorgonia.org/tensor"
 )
@@ -31,7 +33,7 @@ type memoryPlan struct {
 // one of our kernels reads it (gorgonia's own ops may keep or overwrite
 // it) or when it is in keep (values read after the run: log-probs,
 // gradients). Buffers are shared only between outputs of one length.
-func planMemory(eg *G.ExprGraph, keep []*G.Node) (*memoryPlan, error) {
+func planMemory(eg *G.ExprGraph, keep []*G.Node, gm *graphMemory) (*memoryPlan, error) {
 	sorted, err := G.Sort(eg)
 	if err != nil {
 		return nil, fmt.Errorf("policy: memory plan: %w", err)
@@ -41,7 +43,9 @@ func planMemory(eg *G.ExprGraph, keep []*G.Node) (*memoryPlan, error) {
 	}
 	p := &memoryPlan{}
 	slots, slotOf := p.assignSlots(sorted, lastReaders(eg, sorted, keep))
-	p.bind(sorted, slots, slotOf)
+	if err := p.bind(sorted, slots, slotOf, gm); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
@@ -119,8 +123,10 @@ func (p *memoryPlan) assignSlots(sorted []*G.Node, last []int) ([]int, map[*kern
 }
 
 // bind lays the slots out in one arena outside the Go heap and gives each
-// kernel its output tensor over its slot.
-func (p *memoryPlan) bind(sorted []*G.Node, slots []int, slotOf map[*kernel]int) {
+// kernel its output tensor over its slot; on a device backend the slots
+// are laid out the same way in one device buffer too, which holds the
+// values (the host arena then only carries their shapes).
+func (p *memoryPlan) bind(sorted []*G.Node, slots []int, slotOf map[*kernel]int, gm *graphMemory) error {
 	total := 0
 	offset := make([]int, len(slots))
 	for s, n := range slots {
@@ -133,12 +139,23 @@ func (p *memoryPlan) bind(sorted []*G.Node, slots []int, slotOf map[*kernel]int)
 	// A graph dropped with its model (never closed) gives its memory
 	// back when it is collected; the cleanup holds only the release.
 	runtime.AddCleanup(p, func(release func()) { release() }, p.release)
+	dev := backend.Host(mem)
+	if !gm.host {
+		var err error
+		if dev, err = gm.scratch(total); err != nil {
+			return fmt.Errorf("policy: memory plan: %w", err)
+		}
+	}
 	for _, n := range sorted {
 		if k, ok := n.Op().(*kernel); ok && k.outDims > 0 {
 			s := slotOf[k]
-			k.out = tensor.New(tensor.WithShape(n.Shape().Clone()...), tensor.WithBacking(mem[offset[s]:offset[s]+slots[s]:offset[s]+slots[s]]))
+			d := mem[offset[s] : offset[s]+slots[s] : offset[s]+slots[s]]
+			k.out = tensor.New(tensor.WithShape(n.Shape().Clone()...), tensor.WithBacking(d))
+			k.outT = dev.Slice(offset[s], offset[s]+slots[s])
+			gm.register(d, k.outT)
 		}
 	}
+	return nil
 }
 
 // ran checks that k runs where the plan put it: the tape machine's order

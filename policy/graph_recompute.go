@@ -23,61 +23,70 @@ import (
 )
 
 // blockScratch holds one block's forward values and backward temporaries
-// for N rows; every block of a graph uses the same one, one at a time.
+// for N rows, as backend tensors; every block of a graph uses the same
+// one, one at a time.
 type blockScratch struct {
-	h1, q0, q, k0, k, v, a, x2, h2, gt, up, act []float32 // forward values
-	probs, swi                                  []float32 // saved by attention (N·H·T values, or none) and SwiGLU (N·F)
-	dact, dgt, dup, dh2, dn, dx2, da            []float32 // backward, MLP then attention
-	dq, dk, dv, dq0, dk0, dh1, tmp              []float32
-	small                                       []float32             // a bias or norm weight's gradient, [max(C, H·D)]
-	dw                                          []float32             // a weight's gradient, [max(F, H·D)·C]
-	part                                        []float32             // one projection's part of a gradient, [N·max(C, F, H·D)]
-	u                                           [numTargets][]float32 // adapters' x·Aᵀ, [N, r] each
-	du                                          []float32             // [N, r]
+	h1, q0, q, k0, k, v, a, x2, h2, gt, up, act backend.Tensor // forward values
+	probs, swi                                  backend.Tensor // saved by attention (N·H·T values, or none) and SwiGLU (N·F)
+	dact, dgt, dup, dh2, dn, dx2, da            backend.Tensor // backward, MLP then attention
+	dq, dk, dv, dq0, dk0, dh1, tmp              backend.Tensor
+	small                                       backend.Tensor             // a bias or norm weight's gradient, [max(C, H·D)]
+	dw                                          backend.Tensor             // a weight's gradient, [max(F, H·D)·C]
+	part                                        backend.Tensor             // one projection's part of a gradient, [N·max(C, F, H·D)]
+	u                                           [numTargets]backend.Tensor // adapters' x·Aᵀ, [N, r] each
+	du                                          backend.Tensor             // [N, r]
+	host                                        []float32                  // a device gradient brought back to be added into Param.Grad, [max(F, H·D)·C]
+	n                                           int                        // values in all
 }
 
-func newBlockScratch(g geometry, N, T, maxSavedProbs int, lora *LoRA) *blockScratch {
+func newBlockScratch(gm *graphMemory, g geometry, N, T, maxSavedProbs int, lora *LoRA) (*blockScratch, error) {
 	C, F, HD, KD := g.C, g.F, g.H*g.D, g.K*g.D
-	f := func(n int) []float32 { return make([]float32, n) }
-	s := &blockScratch{
-		h1: f(N * C), q0: f(N * HD), q: f(N * HD), k0: f(N * KD), k: f(N * KD), v: f(N * KD), a: f(N * HD),
-		x2: f(N * C), h2: f(N * C), gt: f(N * F), up: f(N * F), act: f(N * F), swi: f(N * F),
-		dact: f(N * F), dgt: f(N * F), dup: f(N * F), dh2: f(N * C), dn: f(N * C), dx2: f(N * C), da: f(N * HD),
-		dq: f(N * HD), dk: f(N * KD), dv: f(N * KD), dq0: f(N * HD), dk0: f(N * KD), dh1: f(N * C), tmp: f(N * C),
-		small: f(max(C, HD)), dw: f(max(F, HD) * C), part: f(N * max(C, F, HD)),
+	s := &blockScratch{}
+	var err error
+	f := func(t *backend.Tensor, n int) {
+		if err == nil {
+			*t, err = gm.scratch(n)
+			s.n += n
+		}
+	}
+	for _, sz := range []struct {
+		t *backend.Tensor
+		n int
+	}{
+		{&s.h1, N * C}, {&s.q0, N * HD}, {&s.q, N * HD}, {&s.k0, N * KD}, {&s.k, N * KD}, {&s.v, N * KD}, {&s.a, N * HD},
+		{&s.x2, N * C}, {&s.h2, N * C}, {&s.gt, N * F}, {&s.up, N * F}, {&s.act, N * F}, {&s.swi, N * F},
+		{&s.dact, N * F}, {&s.dgt, N * F}, {&s.dup, N * F}, {&s.dh2, N * C}, {&s.dn, N * C}, {&s.dx2, N * C}, {&s.da, N * HD},
+		{&s.dq, N * HD}, {&s.dk, N * KD}, {&s.dv, N * KD}, {&s.dq0, N * HD}, {&s.dk0, N * KD}, {&s.dh1, N * C}, {&s.tmp, N * C},
+		{&s.small, max(C, HD)}, {&s.dw, max(F, HD) * C}, {&s.part, N * max(C, F, HD)},
+	} {
+		f(sz.t, sz.n)
 	}
 	if lora != nil {
-		s.du = f(N * lora.Config.Rank)
+		f(&s.du, N*lora.Config.Rank)
 		for t := range s.u {
-			s.u[t] = f(N * lora.Config.Rank)
+			f(&s.u[t], N*lora.Config.Rank)
 		}
 	}
 	if n := N * g.H * T; n <= maxSavedProbs {
-		s.probs = f(n)
+		f(&s.probs, n)
 	}
-	return s
+	if !gm.host {
+		s.host = make([]float32, max(F, HD)*C)
+	}
+	return s, err
 }
 
 // bytes is the scratch's memory.
-func (s *blockScratch) bytes() int64 {
-	n := 0
-	for _, b := range [][]float32{s.h1, s.q0, s.q, s.k0, s.k, s.v, s.a, s.x2, s.h2, s.gt, s.up, s.act, s.probs, s.swi,
-		s.dact, s.dgt, s.dup, s.dh2, s.dn, s.dx2, s.da, s.dq, s.dk, s.dv, s.dq0, s.dk0, s.dh1, s.tmp, s.small, s.dw, s.part, s.du} {
-		n += len(b)
-	}
-	for _, b := range s.u {
-		n += len(b)
-	}
-	return int64(n) * 4
-}
+func (s *blockScratch) bytes() int64 { return int64(s.n) * 4 }
 
 // block is what one decoder block's kernels need: the backend, sizes,
 // rotary tables and the block's weights.
 type block struct {
 	be       backend.Backend
+	gm       *graphMemory
 	g        geometry
 	T        int
-	cos, sin []float32
+	cos, sin backend.Tensor
 	L        Layer
 	sc       *blockScratch
 	lora     *LoRA   // the model's adapters (the base is then frozen), or nil
@@ -90,7 +99,7 @@ func (b *builder) recomputedLayer(x *G.Node, l int, L Layer) *G.Node {
 	if b.err != nil {
 		return nil
 	}
-	bk := &block{be: b.be, g: b.g, T: b.T, cos: b.cos, sin: b.sin, L: L, lora: b.lora, l: l}
+	bk := &block{be: b.be, gm: b.gm, g: b.g, T: b.T, cos: b.cosT, sin: b.sinT, L: L, lora: b.lora, l: l}
 	trains := []*Param{L.AttnNorm, L.Q, L.K, L.V, L.QB, L.KB, L.VB, L.O, L.MLPNorm, L.Gate, L.Up, L.Down}
 	if b.lora != nil {
 		if p := b.lora.Config.Dropout; p > 0 {
@@ -105,7 +114,12 @@ func (b *builder) recomputedLayer(x *G.Node, l int, L Layer) *G.Node {
 		}
 	}
 	if b.blocks == nil {
-		b.blocks = newBlockScratch(b.g, x.Shape()[0], b.T, b.gs.maxSavedProbs, b.lora)
+		sc, err := newBlockScratch(b.gm, b.g, x.Shape()[0], b.T, b.gs.maxSavedProbs, b.lora)
+		if err != nil {
+			b.err = fmt.Errorf("policy: block scratch: %w", err)
+			return nil
+		}
+		b.blocks = sc
 		b.scratchBytes += b.blocks.bytes()
 	}
 	bk.sc = b.blocks
@@ -123,13 +137,13 @@ func blockOp(bk *block, l int) *kernel {
 	return &kernel{
 		name: fmt.Sprintf("block(%d)", l), inDims: []int{2}, outDims: 2, shape: same,
 		diff: []bool{true},
-		fwd: func(out []float32, in [][]float32, _ []tensor.Shape) error {
+		fwd: func(out backend.Tensor, in []backend.Tensor, _ []tensor.Shape) error {
 			return bk.forward(out, in[0])
 		},
 		grad: func(in G.Nodes, _, dy *G.Node) (G.Nodes, error) {
 			return grads(&kernel{
 				name: fmt.Sprintf("blockBack(%d)", l), inDims: []int{2, 2}, outDims: 2, shape: same,
-				fwd: func(out []float32, in [][]float32, _ []tensor.Shape) error {
+				fwd: func(out backend.Tensor, in []backend.Tensor, _ []tensor.Shape) error {
 					if err := bk.forward(bk.sc.tmp, in[0]); err != nil {
 						return err
 					}
@@ -140,39 +154,39 @@ func blockOp(bk *block, l int) *kernel {
 	}
 }
 
-func data(p *Param) []float32 {
-	if p == nil {
-		return nil
-	}
-	return p.Data
-}
-
 // forward writes y [N, C] = block(x), leaving its values in the scratch.
-func (bk *block) forward(y, x []float32) error {
+func (bk *block) forward(y, x backend.Tensor) error {
 	be, g, s, L := bk.be, bk.g, bk.sc, bk.L
-	C, F, HD, KD, N := g.C, g.F, g.H*g.D, g.K*g.D, len(x)/g.C
+	C, F, HD, KD, N := g.C, g.F, g.H*g.D, g.K*g.D, x.Len()/g.C
 	pos := bk.positions(N)
 	var e errs
-	e.add(be.RMSNorm(host(s.h1), host(x), host(L.AttnNorm.Data), C, g.eps))
-	e.add(bk.proj(targetQ, s.q0, s.h1, L.Q, L.QB, N, C, HD))
-	e.add(be.Rope(host(s.q), host(s.q0), g.H, g.D, pos, host(bk.cos), host(bk.sin), false))
-	e.add(bk.proj(targetK, s.k0, s.h1, L.K, L.KB, N, C, KD))
-	e.add(be.Rope(host(s.k), host(s.k0), g.K, g.D, pos, host(bk.cos), host(bk.sin), false))
-	e.add(bk.proj(targetV, s.v, s.h1, L.V, L.VB, N, C, KD))
-	e.add(be.Attention(host(s.a), host(s.probs), host(s.q), host(s.k), host(s.v), g.heads(), bk.T))
-	e.add(bk.proj(targetO, s.x2, s.a, L.O, nil, N, HD, C))
-	for i, v := range x {
-		s.x2[i] = v + s.x2[i]
-	}
-	e.add(be.RMSNorm(host(s.h2), host(s.x2), host(L.MLPNorm.Data), C, g.eps))
-	e.add(bk.proj(targetGate, s.gt, s.h2, L.Gate, nil, N, C, F))
-	e.add(bk.proj(targetUp, s.up, s.h2, L.Up, nil, N, C, F))
-	e.add(be.SwiGLU(host(s.act), host(s.swi), host(s.gt), host(s.up)))
-	e.add(bk.proj(targetDown, y, s.act, L.Down, nil, N, F, C))
-	for i, v := range s.x2 {
-		y[i] = v + y[i]
-	}
+	w := bk.weights(&e)
+	e.add(be.RMSNorm(s.h1, x, w(L.AttnNorm), C, g.eps))
+	e.add(bk.proj(targetQ, s.q0, s.h1, w(L.Q), w(L.QB), N, C, HD))
+	e.add(be.Rope(s.q, s.q0, g.H, g.D, pos, bk.cos, bk.sin, false))
+	e.add(bk.proj(targetK, s.k0, s.h1, w(L.K), w(L.KB), N, C, KD))
+	e.add(be.Rope(s.k, s.k0, g.K, g.D, pos, bk.cos, bk.sin, false))
+	e.add(bk.proj(targetV, s.v, s.h1, w(L.V), w(L.VB), N, C, KD))
+	e.add(be.Attention(s.a, s.probs, s.q, s.k, s.v, g.heads(), bk.T))
+	e.add(bk.proj(targetO, s.x2, s.a, w(L.O), backend.Tensor{}, N, HD, C))
+	e.add(be.Add(s.x2, x)) // x2 = x + o
+	e.add(be.RMSNorm(s.h2, s.x2, w(L.MLPNorm), C, g.eps))
+	e.add(bk.proj(targetGate, s.gt, s.h2, w(L.Gate), backend.Tensor{}, N, C, F))
+	e.add(bk.proj(targetUp, s.up, s.h2, w(L.Up), backend.Tensor{}, N, C, F))
+	e.add(be.SwiGLU(s.act, s.swi, s.gt, s.up))
+	e.add(bk.proj(targetDown, y, s.act, w(L.Down), backend.Tensor{}, N, F, C))
+	e.add(be.Add(y, s.x2)) // y = x2 + down
 	return e.err
+}
+
+// weights returns the function that gives a parameter's tensor, keeping
+// the first error in e.
+func (bk *block) weights(e *errs) func(*Param) backend.Tensor {
+	return func(p *Param) backend.Tensor {
+		t, err := bk.gm.param(p)
+		e.add(err)
+		return t
+	}
 }
 
 // positions are the rows' positions: row r holds position r mod T.
@@ -186,8 +200,8 @@ func (bk *block) positions(N int) []int {
 
 // proj writes y [N, out] = x [N, in]·Wᵀ (+ bias), plus s·(x·Aᵀ)·Bᵀ when
 // target t has an adapter (whose product x·Aᵀ stays in the scratch).
-func (bk *block) proj(t loraTarget, y, x []float32, w, bias *Param, N, in, out int) error {
-	if err := hostLinear(bk.be, y, x, N, in, w.Data, data(bias), out); err != nil {
+func (bk *block) proj(t loraTarget, y, x, w, bias backend.Tensor, N, in, out int) error {
+	if err := linear(bk.be, y, x, N, in, w, bias, out); err != nil {
 		return err
 	}
 	a := bk.adapter(t)
@@ -195,13 +209,13 @@ func (bk *block) proj(t loraTarget, y, x []float32, w, bias *Param, N, in, out i
 		return nil
 	}
 	r, u, us := a.A.Shape[0], bk.sc.u[t], bk.sc.du
-	if err := hostLinear(bk.be, u, x, N, in, a.A.Data, nil, r); err != nil {
-		return err
-	}
-	for i, v := range u {
-		us[i] = bk.scale * v
-	}
-	return bk.be.MatMul(false, true, N, out, r, host(us), host(a.B.Data), 1, host(y[:N*out]))
+	var e errs
+	A, B := bk.weights(&e)(a.A), bk.weights(&e)(a.B)
+	e.add(linear(bk.be, u, x, N, in, A, backend.Tensor{}, r))
+	e.add(bk.be.Copy(us.Slice(0, u.Len()), u))
+	e.add(bk.be.Scale(us.Slice(0, u.Len()), bk.scale))
+	e.add(bk.be.MatMul(false, true, N, out, r, us, B, 1, y.Slice(0, N*out)))
+	return e.err
 }
 
 func (bk *block) adapter(t loraTarget) *Adapter {
@@ -215,14 +229,14 @@ func (bk *block) adapter(t loraTarget) *Adapter {
 // scratch, adding the gradients of what trains into their Param.Grad.
 // Where a value feeds several projections its gradient is summed in the
 // order the graph sums it (value, key, query; gate, up).
-func (bk *block) backward(dx, x, dy []float32) error {
+func (bk *block) backward(dx, x, dy backend.Tensor) error {
 	be, g, s, L := bk.be, bk.g, bk.sc, bk.L
-	C, F, HD, KD, N := g.C, g.F, g.H*g.D, g.K*g.D, len(x)/g.C
+	C, F, HD, KD, N := g.C, g.F, g.H*g.D, g.K*g.D, x.Len()/g.C
 	pos := bk.positions(N)
 	var e errs
 	// MLP: y = x2 + down(swiglu(gate(h2), up(h2))), h2 = norm(x2).
 	e.add(bk.sum(s.dact, true, targetDown, dy, s.act, L.Down, nil, N, F, C))
-	e.add(be.SwiGLUBack(host(s.dgt), host(s.dup), host(s.gt), host(s.up), host(s.swi), host(s.dact)))
+	e.add(be.SwiGLUBack(s.dgt, s.dup, s.gt, s.up, s.swi, s.dact))
 	if bk.lora == nil {
 		e.add(bk.sum(s.dh2, true, targetGate, s.dgt, s.h2, L.Gate, nil, N, C, F))
 		e.add(bk.sum(s.dh2, false, targetUp, s.dup, s.h2, L.Up, nil, N, C, F))
@@ -231,82 +245,81 @@ func (bk *block) backward(dx, x, dy []float32) error {
 		e.add(bk.sum(s.dh2, false, targetGate, s.dgt, s.h2, L.Gate, nil, N, C, F))
 	}
 	e.add(bk.normBack(s.dn, s.x2, L.MLPNorm, s.dh2))
-	for i, v := range dy {
-		s.dx2[i] = v + s.dn[i]
-	}
+	e.add(be.Copy(s.dx2, dy)) // dx2 = dy + dn
+	e.add(be.Add(s.dx2, s.dn))
 	// Attention: x2 = x + o(attn(rope(q(h1)), rope(k(h1)), v(h1))), h1 = norm(x).
 	e.add(bk.sum(s.da, true, targetO, s.dx2, s.a, L.O, nil, N, HD, C))
-	e.add(be.AttentionBack(host(s.dq), host(s.dk), host(s.dv), host(s.q), host(s.k), host(s.v), host(s.a), host(s.probs), host(s.da), g.heads(), bk.T))
-	e.add(be.Rope(host(s.dq0), host(s.dq), g.H, g.D, pos, host(bk.cos), host(bk.sin), true))
-	e.add(be.Rope(host(s.dk0), host(s.dk), g.K, g.D, pos, host(bk.cos), host(bk.sin), true))
+	e.add(be.AttentionBack(s.dq, s.dk, s.dv, s.q, s.k, s.v, s.a, s.probs, s.da, g.heads(), bk.T))
+	e.add(be.Rope(s.dq0, s.dq, g.H, g.D, pos, bk.cos, bk.sin, true))
+	e.add(be.Rope(s.dk0, s.dk, g.K, g.D, pos, bk.cos, bk.sin, true))
 	e.add(bk.sum(s.dh1, true, targetV, s.dv, s.h1, L.V, L.VB, N, C, KD))
 	e.add(bk.sum(s.dh1, false, targetK, s.dk0, s.h1, L.K, L.KB, N, C, KD))
 	e.add(bk.sum(s.dh1, false, targetQ, s.dq0, s.h1, L.Q, L.QB, N, C, HD))
 	e.add(bk.normBack(s.dn, x, L.AttnNorm, s.dh1))
-	for i, v := range s.dx2 {
-		dx[i] = v + s.dn[i]
-	}
+	e.add(be.Copy(dx, s.dx2)) // dx = dx2 + dn
+	e.add(be.Add(dx, s.dn))
 	return e.err
 }
 
 // sum back-propagates dy [N, out] through projection t of x [N, in] and
 // writes (first) or adds its gradient with respect to x into dx: the
 // adapter's part, then the base's.
-func (bk *block) sum(dx []float32, first bool, t loraTarget, dy, x []float32, w, b *Param, N, in, out int) error {
-	put := func(part []float32) {
+func (bk *block) sum(dx backend.Tensor, first bool, t loraTarget, dy, x backend.Tensor, w, b *Param, N, in, out int) error {
+	dx = dx.Slice(0, N*in)
+	put := func(part backend.Tensor) error {
 		if first {
-			copy(dx[:N*in], part)
 			first = false
-		} else {
-			add(dx[:N*in], part)
+			return bk.be.Copy(dx, part)
 		}
+		return bk.be.Add(dx, part)
 	}
-	part := bk.sc.part[:N*in]
+	part := bk.sc.part.Slice(0, N*in)
 	if a := bk.adapter(t); a != nil {
 		if err := bk.adapterBack(part, a, dy, x, N, in, out); err != nil {
 			return err
 		}
-		put(part)
+		if err := put(part); err != nil {
+			return err
+		}
 	}
 	if err := bk.linearBack(part, dy, x, w, b, N, in, out); err != nil {
 		return err
 	}
-	put(part)
-	return nil
+	return put(part)
 }
 
 // adapterBack is the backward pass of s·(x·Aᵀ)·Bᵀ for x [N, in], A
 // [r, in], B [out, r] given dy [N, out]: dx = du·A with du = s·dy·B, and
 // A.Grad += duᵀ·x, B.Grad += s·dyᵀ·u.
-func (bk *block) adapterBack(dx []float32, a *Adapter, dy, x []float32, N, in, out int) error {
+func (bk *block) adapterBack(dx backend.Tensor, a *Adapter, dy, x backend.Tensor, N, in, out int) error {
 	be, r := bk.be, a.A.Shape[0]
 	u, du := bk.sc.u[a.t], bk.sc.du
-	scaled := func(ta bool, m, n, k int, p, q []float32, c []float32) error {
-		if err := be.MatMul(ta, false, m, n, k, host(p), host(q), 0, host(c)); err != nil {
+	var e errs
+	A, B := bk.weights(&e)(a.A), bk.weights(&e)(a.B)
+	if e.err != nil {
+		return e.err
+	}
+	scaled := func(ta bool, m, n, k int, p, q, c backend.Tensor) error {
+		if err := be.MatMul(ta, false, m, n, k, p, q, 0, c); err != nil {
 			return err
 		}
-		for i := range c {
-			c[i] *= bk.scale
-		}
-		return nil
+		return be.Scale(c, bk.scale)
 	}
-	if err := scaled(false, N, r, out, dy[:N*out], a.B.Data, du); err != nil {
-		return err
-	}
-	dB := bk.sc.dw[:out*r]
-	if err := scaled(true, out, r, N, dy[:N*out], u, dB); err != nil {
-		return err
-	}
-	add(a.B.Grad, dB)
-	if err := be.MatMul(false, false, N, in, r, host(du), host(a.A.Data), 0, host(dx)); err != nil {
-		return err
-	}
-	dA := bk.sc.dw[:r*in]
-	if err := be.MatMul(true, false, r, in, N, host(du), host(x[:N*in]), 0, host(dA)); err != nil {
-		return err
-	}
-	add(a.A.Grad, dA)
-	return nil
+	dyv := dy.Slice(0, N*out)
+	e.add(scaled(false, N, r, out, dyv, B, du))
+	dB := bk.sc.dw.Slice(0, out*r)
+	e.add(scaled(true, out, r, N, dyv, u, dB))
+	e.add(bk.addGrad(a.B, dB))
+	e.add(be.MatMul(false, false, N, in, r, du, A, 0, dx))
+	dA := bk.sc.dw.Slice(0, r*in)
+	e.add(be.MatMul(true, false, r, in, N, du, x.Slice(0, N*in), 0, dA))
+	e.add(bk.addGrad(a.A, dA))
+	return e.err
+}
+
+// addGrad adds t into p.Grad on the host (see addGrad).
+func (bk *block) addGrad(p *Param, t backend.Tensor) error {
+	return addGrad(bk.be, p.Grad, t, bk.sc.host)
 }
 
 // linearBack is the backward pass of y [N, out] = x [N, in]·Wᵀ (+ b):
@@ -314,45 +327,50 @@ func (bk *block) adapterBack(dx []float32, a *Adapter, dy, x []float32, N, in, o
 // b.Grad += Σ_rows dy. The product is added after it is complete, as the
 // graph adds its gradients: a product that accumulated into W.Grad would
 // round differently.
-func (bk *block) linearBack(dx, dy, x []float32, w, b *Param, N, in, out int) error {
+func (bk *block) linearBack(dx, dy, x backend.Tensor, w, b *Param, N, in, out int) error {
 	be := bk.be
-	if err := be.MatMul(false, false, N, in, out, host(dy[:N*out]), host(w.Data), 0, host(dx[:N*in])); err != nil {
+	var e errs
+	W := bk.weights(&e)(w)
+	if e.err != nil {
+		return e.err
+	}
+	dyv := dy.Slice(0, N*out)
+	if err := be.MatMul(false, false, N, in, out, dyv, W, 0, dx.Slice(0, N*in)); err != nil {
 		return err
 	}
 	if bk.lora != nil {
 		return nil
 	}
-	dw := bk.sc.dw[:out*in]
-	if err := be.MatMul(true, false, out, in, N, host(dy[:N*out]), host(x[:N*in]), 0, host(dw)); err != nil {
-		return err
-	}
-	add(w.Grad, dw)
+	dw := bk.sc.dw.Slice(0, out*in)
+	e.add(be.MatMul(true, false, out, in, N, dyv, x.Slice(0, N*in), 0, dw))
+	e.add(bk.addGrad(w, dw))
 	if b != nil {
-		db := bk.sc.small[:out]
-		if err := be.ColSum(host(db), host(dy[:N*out])); err != nil {
-			return err
-		}
-		add(b.Grad, db)
+		db := bk.sc.small.Slice(0, out)
+		e.add(be.ColSum(db, dyv))
+		e.add(bk.addGrad(b, db))
 	}
-	return nil
+	return e.err
 }
 
 // normBack writes dx of y = RMSNorm(x, w) given dy, and adds dw into
 // w.Grad unless the base is frozen.
-func (bk *block) normBack(dx, x []float32, w *Param, dy []float32) error {
+func (bk *block) normBack(dx, x backend.Tensor, w *Param, dy backend.Tensor) error {
 	be, g := bk.be, bk.g
-	if err := be.RMSNormBack(host(dx), backend.Tensor{}, host(x), host(w.Data), host(dy), g.C, g.eps); err != nil {
+	var e errs
+	W := bk.weights(&e)(w)
+	if e.err != nil {
+		return e.err
+	}
+	if err := be.RMSNormBack(dx, backend.Tensor{}, x, W, dy, g.C, g.eps); err != nil {
 		return err
 	}
 	if bk.lora != nil {
 		return nil
 	}
-	dw := bk.sc.small[:g.C]
-	if err := be.RMSNormBack(backend.Tensor{}, host(dw), host(x), host(w.Data), host(dy), g.C, g.eps); err != nil {
-		return err
-	}
-	add(w.Grad, dw)
-	return nil
+	dw := bk.sc.small.Slice(0, g.C)
+	e.add(be.RMSNormBack(backend.Tensor{}, dw, x, W, dy, g.C, g.eps))
+	e.add(bk.addGrad(w, dw))
+	return e.err
 }
 
 // add does y += x.
@@ -379,12 +397,17 @@ func (b *builder) embed(eg *G.ExprGraph, m *Model, ids *G.Node, N int) (x, ancho
 	if !m.gs.recompute && !b.directEmbed {
 		return x, nil
 	}
-	anchor = G.NewVector(eg, tensor.Float32, G.WithShape(1), G.WithName("anchor"), G.WithValue(tensor.New(tensor.WithShape(1), tensor.Of(tensor.Float32))))
+	av := tensor.New(tensor.WithShape(1), tensor.Of(tensor.Float32))
+	if _, err := b.gm.alloc(av.Data().([]float32)); err != nil {
+		b.err = fmt.Errorf("policy: graph anchor: %w", err)
+		return nil, nil
+	}
+	anchor = G.NewVector(eg, tensor.Float32, G.WithShape(1), G.WithName("anchor"), G.WithValue(av))
 	var into *Param
 	if b.directEmbed {
 		into = m.Embed
 	}
-	return b.op(anchorOp(b.g.C, into), x, anchor, ids), anchor
+	return b.op(anchorOp(b.be, b.g.C, into), x, anchor, ids), anchor
 }
 
 // anchorOp passes x [N, C] on unchanged beside an input a [1] of the
@@ -392,21 +415,32 @@ func (b *builder) embed(eg *G.ExprGraph, m *Model, ids *G.Node, N int) (x, ancho
 // backward kernels then all run when the graph asks for a's gradient.
 // When embed is set, the gradient kernel also adds the embedding's
 // gradient (dx scattered by ids) into embed.Grad.
-func anchorOp(C int, embed *Param) *kernel {
+func anchorOp(be backend.Backend, C int, embed *Param) *kernel {
 	return &kernel{
 		name: fmt.Sprintf("anchor(%t)", embed != nil), inDims: []int{2, 1, 1}, outDims: 2, shape: same,
-		fwd:  func(out []float32, in [][]float32, _ []tensor.Shape) error { copy(out, in[0]); return nil },
+		fwd:  func(out backend.Tensor, in []backend.Tensor, _ []tensor.Shape) error { return be.Copy(out, in[0]) },
 		diff: []bool{true, true, false},
 		grad: func(in G.Nodes, _, dy *G.Node) (G.Nodes, error) {
 			sc := &embedScatter{C: C}
 			da, err := apply(&kernel{
 				name: fmt.Sprintf("anchorGrad(%t)", embed != nil), inDims: []int{2, 1}, outDims: 1,
 				shape: func([]tensor.Shape) tensor.Shape { return tensor.Shape{1} },
-				fwd: func(out []float32, in [][]float32, _ []tensor.Shape) error {
-					out[0] = 0
-					if embed != nil {
-						sc.add(embed.Grad, in[1], in[0])
+				fwd: func(out backend.Tensor, in []backend.Tensor, _ []tensor.Shape) error {
+					if err := be.Upload(out, []float32{0}); err != nil {
+						return err
 					}
+					if embed == nil {
+						return nil
+					}
+					ids, err := download(be, in[1])
+					if err != nil {
+						return err
+					}
+					dx, err := download(be, in[0])
+					if err != nil {
+						return err
+					}
+					sc.add(embed.Grad, ids, dx)
 					return nil
 				},
 			}, dy, in[2])

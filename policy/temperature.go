@@ -1,5 +1,7 @@
 package policy
 
+import "github.com/artist-rl/artist/policy/backend"
+
 // SetTemperature makes LogProbs and Backward score tokens under
 // softmax(logits / t), the distribution a sampler at temperature t draws
 // from, as verl's and TRL's trainers divide the logits by the rollout
@@ -28,6 +30,15 @@ func (m *Model) invTemp() float32 {
 		return 1
 	}
 	return m.invT
+}
+
+// scale multiplies x by inv (1/temperature) in place; nothing when inv
+// is 1.
+func scale(be backend.Backend, x backend.Tensor, inv float32) error {
+	if inv == 1 {
+		return nil
+	}
+	return be.Scale(x, inv)
 }
 
 // scaleLogits divides logits by the temperature in place.
