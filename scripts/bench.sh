@@ -25,6 +25,7 @@
 #                         about ten times slower when another process is
 #                         busy on the same cores
 #   PYTHON=/usr/bin/python3  a Python with torch (Debian: python3-torch)
+#   ARTIST=               a built artist binary to time (default: build this tree)
 #   OPENBLAS_CORETYPE=    the OpenBLAS kernels of both sides (default: Haswell
 #                         on a CPU with AVX2 and FMA, as artist chooses)
 set -euo pipefail
@@ -87,7 +88,11 @@ qwen-shapes)
 esac
 
 echo "bench: building artist" >&2
-(cd "$root" && go build -o "$tmp/artist" ./cmd/artist) || die "go build failed"
+if [ -n "${ARTIST:-}" ]; then
+	cp "$ARTIST" "$tmp/artist" || die "cannot copy ARTIST=$ARTIST"
+else
+	(cd "$root" && go build -o "$tmp/artist" ./cmd/artist) || die "go build failed"
+fi
 go_args=(-model-config "$config" -batch "$BATCH" -seq "$SEQ" -decode-batch "$DECODE_BATCH"
 	-prompt "$PROMPT" -new-tokens "$NEW_TOKENS" -steps "$STEPS")
 py_args=(--model-config "$config" --batch "$BATCH" --seq "$SEQ" --sample-seqs "$DECODE_BATCH"
