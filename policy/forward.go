@@ -53,12 +53,6 @@ func linear(be backend.Backend, y, x backend.Tensor, N, in int, w, bias backend.
 	return nil
 }
 
-// hostLinear is linear over host slices (the training graph's values);
-// a nil bias is none.
-func hostLinear(be backend.Backend, y, x []float32, N, in int, w, bias []float32, out int) error {
-	return linear(be, host(y), host(x), N, in, host(w), host(bias), out)
-}
-
 // errs keeps the first error of a run of kernel calls. A kernel called
 // after a failed one still runs (a device backend then fails it at once,
 // a host backend never fails but on a programmer error); the run returns

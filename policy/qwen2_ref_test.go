@@ -3,6 +3,7 @@ package policy
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/artist-rl/artist/policy/backend"
 	"github.com/artist-rl/artist/policy/backend/cpu"
 	"math"
 	"os"
@@ -102,7 +103,7 @@ func fullLogits(m *Model, seq []int) []float32 {
 		panic(err)
 	}
 	out := make([]float32, len(seq)*g.V)
-	if err := hostLinear(m.be, out, x, len(seq), g.C, m.Head.Data, nil, g.V); err != nil {
+	if err := linear(m.be, host(out), host(x), len(seq), g.C, host(m.Head.Data), backend.Tensor{}, g.V); err != nil {
 		panic(err)
 	}
 	return out
