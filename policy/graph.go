@@ -386,8 +386,9 @@ type builder struct {
 	// Param.Grad themselves; scratchBytes sizes kernels' own buffers.
 	direct       map[*Param]bool
 	scratchBytes int64
-	blocks       *blockScratch // the decoder blocks' shared buffers when they recompute
-	directEmbed  bool          // the embedding's gradient is added into Param.Grad by the anchor's kernel
+	blocks       *blockScratch         // the decoder blocks' shared buffers when they recompute
+	directEmbed  bool                  // the embedding's gradient is added into Param.Grad by the anchor's kernel
+	children     map[*G.Node][]*G.Node // the inputs of every node op made, for backprop
 }
 
 func (b *builder) op(k *kernel, in ...*G.Node) *G.Node {
@@ -400,16 +401,18 @@ func (b *builder) op(k *kernel, in ...*G.Node) *G.Node {
 	}
 	n, err := apply(k, in...)
 	b.err = err
+	if err == nil {
+		b.children[n] = in
+	}
 	return n
 }
 
+// add is x + y (addOp), the residual connection.
 func (b *builder) add(x, y *G.Node) *G.Node {
 	if b.err != nil {
 		return nil
 	}
-	n, err := G.Add(x, y)
-	b.err = err
-	return n
+	return b.op(addOp(b.be, x.Dims()), x, y)
 }
 
 // layer adds decoder block l: x [N, C] → [N, C].
@@ -441,7 +444,7 @@ func buildGraph(m *Model, B, T int) (*trainGraph, error) {
 	eg := G.NewGraph()
 	tg := &trainGraph{B: B, T: T, ids: make([]float32, N), targets: make([]float32, N), coef: make([]float32, N)}
 	gm := newGraphMemory(m.be)
-	b := &builder{be: m.be, gm: gm, g: g, T: T, pn: make(map[*Param]*G.Node), gs: m.gs, lora: m.lora, invTemp: m.invTemp(), direct: map[*Param]bool{}}
+	b := &builder{be: m.be, gm: gm, g: g, T: T, pn: make(map[*Param]*G.Node), gs: m.gs, lora: m.lora, invTemp: m.invTemp(), direct: map[*Param]bool{}, children: map[*G.Node][]*G.Node{}}
 	cos, sin := ropeTables(T, g.D, m.Config.RopeTheta)
 	if err := b.tables(cos, sin); err != nil {
 		return nil, err
@@ -477,9 +480,10 @@ func buildGraph(m *Model, B, T int) (*trainGraph, error) {
 		gm.release()
 		return nil, b.err
 	}
-	cost, err := apply(costOp(m.be), tg.logp, coef) // scalar
-	if err != nil {
-		return nil, fmt.Errorf("policy: graph cost: %w", err)
+	cost := b.op(costOp(m.be), tg.logp, coef) // scalar
+	if b.err != nil {
+		gm.release()
+		return nil, fmt.Errorf("policy: graph cost: %w", b.err)
 	}
 	wrt := make([]*G.Node, 0, len(tg.params))
 	for _, p := range m.TrainParams() {
@@ -496,8 +500,9 @@ func buildGraph(m *Model, B, T int) (*trainGraph, error) {
 		// trainable parameter.
 		wrt = append(wrt, anchor)
 	}
-	all, err := G.Grad(cost, wrt...)
+	all, err := b.backprop(eg, cost, wrt)
 	if err != nil {
+		gm.release()
 		return nil, fmt.Errorf("policy: graph gradient: %w", err)
 	}
 	tg.grads = all[:len(tg.wrt)]

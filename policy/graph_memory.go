@@ -7,9 +7,10 @@ package policy
 // writes has a device tensor of its own, registered by the address of its
 // Dense's data, which then only carries the shape: kernel outputs (one
 // device buffer per planned slot), saved values, the weights (the model's
-// mirrors), and the batch inputs (uploaded every run). A value no kernel
-// made (a gorgonia op's) has none, and a kernel reading it fails with an
-// error that says so.
+// mirrors), and the batch inputs (uploaded every run). Every node of the
+// graph is a kernel of ours (graph_backprop.go); a value that had no
+// tensor would make the kernel reading it fail with an error that says
+// so.
 
 import (
 	"fmt"
@@ -36,7 +37,7 @@ func (gm *graphMemory) of(d []float32) (backend.Tensor, error) {
 	}
 	t, ok := gm.t[&d[0]]
 	if !ok || t.Len() != len(d) {
-		return backend.Tensor{}, fmt.Errorf("policy: a graph value of %d values is not in the backend's memory (a gorgonia op made it)", len(d))
+		return backend.Tensor{}, fmt.Errorf("policy: a graph value of %d values is not in the backend's memory", len(d))
 	}
 	return t, nil
 }

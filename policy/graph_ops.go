@@ -1,7 +1,7 @@
 package policy
 
 // The operations of the training graph. Each is a gorgonia Op whose forward
-// and backward passes are plain-Go kernels, so the graph has one node per
+// and backward passes each call the backend's kernels, so the graph has one node per
 // model operation (no broadcast or transpose nodes that copy), and no node
 // ever writes into its inputs: the weight tensors, which share their
 // backing arrays with Param.Data, are only read.

@@ -61,9 +61,9 @@
 // tensor in an arena that is unreadable between its kernels, host tensors
 // refused, the pure-Go arithmetic. Package policy's inference runs on it
 // bit for bit as on "go", which checks that the inference path goes
-// through Memory alone, and so does a training step with recomputing
-// blocks (the graph is then kernels only); docs/ARCHITECTURE.md says
-// what is left for the rest of the training graph.
+// through Memory alone, and so does a training step (the training graph
+// is kernels only); docs/ARCHITECTURE.md says what is left (the fused LM
+// head and LoRA dropout compute on the host, gradients come back to it).
 //
 // The pure-Go backend is the reference: its arithmetic is that of the
 // model before backends existed, so runs with ARTIST_BACKEND=go repeat
