@@ -2,7 +2,9 @@
 // trainer: it spreads trajectory segments over them by fewest outstanding
 // requests (rollout.Completer, token ids in and out), moves requests off a
 // server that fails, and pushes new weights to every server with SGLang's
-// control routes (POST /update_weights_from_disk, GET /get_model_info).
+// control routes (POST /update_weights_from_disk, GET /get_model_info)
+// or, for vLLM, by having each re-read the folder it was started on (POST
+// /collective_rpc reload_weights; Sync).
 package fleet
 
 import (
@@ -32,6 +34,9 @@ type Fleet struct {
 	// (default 1s, doubling).
 	Rounds  int
 	Backoff time.Duration
+	// Sync is how Push gives the servers new weights (default
+	// UpdateFromDisk); set it before the first Check or Push.
+	Sync Sync
 
 	mu      sync.Mutex
 	version string // the weight_version every answer must carry; "" before the first push
@@ -252,7 +257,18 @@ const probeText = "Probe: 12+34 = 46, <think>ok</think>\n<code>fmt.Println(3.5)<
 // (tokenizerSHA, its SHA-256). A server that reports no digest (not
 // artist serve) must encode a probe text to the run's ids (POST
 // /tokenize).
+//
+// With VLLMReload every server is probed, and must list a model at
+// GET /v1/models (vLLM has no /get_model_info); tokenizerSHA is unused.
 func (f *Fleet) Check(ctx context.Context, tokenizerSHA string) error {
+	if f.Sync == VLLMReload {
+		for _, s := range f.servers {
+			if err := f.checkVLLM(ctx, s); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	infos, err := f.Info(ctx)
 	if err != nil {
 		return err
@@ -293,7 +309,20 @@ func (f *Fleet) probe(ctx context.Context, s *server) error {
 // the rest of the run and named in dropped; one that refuses the folder,
 // or reports other weights after loading it, is an error, as is a fleet
 // left with no server.
+//
+// With VLLMReload, dir is the folder every server was started on, which
+// the caller has rewritten; each server is told to re-read it (POST
+// /collective_rpc reload_weights) and nothing is checked after the
+// reload: vLLM reports no weight version, and answers need carry none.
+// Unreachable servers are dropped and refusals are errors as above.
 func (f *Fleet) Push(ctx context.Context, dir, version, weightsSHA string) (dropped []string, err error) {
+	if f.Sync == VLLMReload {
+		dropped, unreachable, err := f.reloadAll(ctx, dir)
+		if err != nil {
+			return dropped, err
+		}
+		return dropped, f.noneLeft(unreachable)
+	}
 	var unreachable []string
 	for _, s := range f.live() {
 		var ans openai.UpdateWeightsAnswer
@@ -301,9 +330,7 @@ func (f *Fleet) Push(ctx context.Context, dir, version, weightsSHA string) (drop
 		var ue *unreachableError
 		switch {
 		case errors.As(err, &ue):
-			f.mu.Lock()
-			s.dropped = true
-			f.mu.Unlock()
+			f.drop(s)
 			dropped, unreachable = append(dropped, s.url), append(unreachable, fmt.Sprintf("%s: %v", s.url, err))
 			continue
 		case err == nil && !ans.Success:
@@ -314,9 +341,7 @@ func (f *Fleet) Push(ctx context.Context, dir, version, weightsSHA string) (drop
 		}
 		var in openai.ModelInfo
 		if err := call(ctx, http.MethodGet, s.url+openai.ModelInfoPath, nil, &in); errors.As(err, &ue) {
-			f.mu.Lock()
-			s.dropped = true
-			f.mu.Unlock()
+			f.drop(s)
 			dropped, unreachable = append(dropped, s.url), append(unreachable, fmt.Sprintf("%s: %v", s.url, err))
 			continue
 		} else if err != nil {
@@ -327,14 +352,34 @@ func (f *Fleet) Push(ctx context.Context, dir, version, weightsSHA string) (drop
 				s.url, in.WeightVersion, in.WeightsSHA256, dir, version, weightsSHA)
 		}
 	}
-	if len(f.live()) == 0 {
-		return dropped, fmt.Errorf("fleet: no rollout server is left (%s); start them again (artist serve), then run the same command to resume from the last checkpoint: %s",
-			strings.Join(f.URLs(), ", "), strings.Join(unreachable, "; "))
+	if err := f.noneLeft(unreachable); err != nil {
+		return dropped, err
 	}
 	f.mu.Lock()
 	f.version = version
 	f.mu.Unlock()
 	return dropped, nil
+}
+
+// noneLeft is the error of a fleet left with no server in service, with
+// the errors of the servers dropped (unreachable); nil while one is left.
+func (f *Fleet) noneLeft(unreachable []string) error {
+	if len(f.live()) > 0 {
+		return nil
+	}
+	how := "artist serve"
+	if f.Sync == VLLMReload {
+		how = "VLLM_SERVER_DEV_MODE=1 vllm serve DIR"
+	}
+	return fmt.Errorf("fleet: no rollout server is left (%s); start them again (%s), then run the same command to resume from the last checkpoint: %s",
+		strings.Join(f.URLs(), ", "), how, strings.Join(unreachable, "; "))
+}
+
+// drop takes s out of service for the rest of the run.
+func (f *Fleet) drop(s *server) {
+	f.mu.Lock()
+	s.dropped = true
+	f.mu.Unlock()
 }
 
 // live lists the servers in service.
@@ -358,6 +403,20 @@ func (e *unreachableError) Error() string { return e.err.Error() }
 // call sends one control request and decodes the answer into out. A
 // non-200 answer whose body decodes into out is returned with its status.
 func call(ctx context.Context, method, url string, in, out any) error {
+	status, data, err := send(ctx, method, url, in)
+	if err != nil {
+		return err
+	}
+	if json.Unmarshal(data, out) != nil || status != http.StatusOK && status != http.StatusBadRequest {
+		return fmt.Errorf("%s %s: %d %s: %s", method, url, status, http.StatusText(status), bytes.TrimSpace(data[:min(len(data), 300)]))
+	}
+	return nil
+}
+
+// send sends one control request (in as JSON, none when nil) and returns
+// the answer's status and body (its first MiB). A request that gets no
+// answer is an *unreachableError, unless ctx ended.
+func send(ctx context.Context, method, url string, in any) (status int, data []byte, err error) {
 	var body io.Reader
 	if in != nil {
 		b, _ := json.Marshal(in)
@@ -367,25 +426,22 @@ func call(ctx context.Context, method, url string, in, out any) error {
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, method, url, body)
 	if err != nil {
-		return err
+		return 0, nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return err
+			return 0, nil, err
 		}
-		return &unreachableError{err}
+		return 0, nil, &unreachableError{err}
 	}
 	defer res.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	data, err = io.ReadAll(io.LimitReader(res.Body, 1<<20))
 	if err != nil {
-		return &unreachableError{err}
+		return 0, nil, &unreachableError{err}
 	}
-	if json.Unmarshal(data, out) != nil || res.StatusCode != http.StatusOK && res.StatusCode != http.StatusBadRequest {
-		return fmt.Errorf("%s %s: %s: %s", method, url, res.Status, bytes.TrimSpace(data[:min(len(data), 300)]))
-	}
-	return nil
+	return res.StatusCode, data, nil
 }
 
 var _ rollout.Completer = (*Fleet)(nil)

@@ -49,7 +49,27 @@ type Config struct {
 	// run gives the trajectories it gives with Servers. Only the trainer
 	// reads it; with Servers it is implied.
 	TrajectorySeeds bool `yaml:"trajectory_seeds"`
+	// WeightSync is how the trainer gives Servers new weights before a
+	// step's rollouts (default "sglang"). "sglang": it writes them to a
+	// new folder under the run folder and has each server load it (POST
+	// /update_weights_from_disk with a weight_version, checked with GET
+	// /get_model_info: artist serve, SGLang). "vllm-reload": it writes
+	// them over the files of VLLMModelDir and has each server re-read that
+	// folder (POST /collective_rpc reload_weights: vLLM started with
+	// VLLM_SERVER_DEV_MODE=1); vLLM reports no weight version, so the
+	// reload cannot be checked by one. Only the trainer reads it.
+	WeightSync string `yaml:"weight_sync"`
+	// VLLMModelDir is, with WeightSync "vllm-reload", the folder every
+	// server was started on (vllm serve DIR), on a file system the
+	// trainer writes and the servers read (default none; required then).
+	VLLMModelDir string `yaml:"vllm_model_dir,omitempty"`
 }
+
+// Weight-sync modes (Config.WeightSync).
+const (
+	SyncSGLang     = "sglang"
+	SyncVLLMReload = "vllm-reload"
+)
 
 // DefaultConfig returns the documented defaults.
 func DefaultConfig() Config {
@@ -61,6 +81,7 @@ func DefaultConfig() Config {
 		Temperature:       1.0,
 		TopP:              1.0,
 		ToolTimeout:       2 * time.Second,
+		WeightSync:        SyncSGLang,
 	}
 }
 
@@ -98,6 +119,18 @@ func (c Config) Validate() error {
 		if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
 			add("servers: %q is not a server address: write http://host:port, e.g. -set rollout.servers=[http://127.0.0.1:8080]", u)
 		}
+	}
+	switch c.WeightSync {
+	case "", SyncSGLang: // "": a Config not from DefaultConfig
+		if c.VLLMModelDir != "" {
+			add("vllm_model_dir is set but weight_sync is %q: set weight_sync: %s to push weights to vLLM through that folder, or remove vllm_model_dir", c.WeightSync, SyncVLLMReload)
+		}
+	case SyncVLLMReload:
+		if c.VLLMModelDir == "" {
+			add("weight_sync: %s needs vllm_model_dir, the folder every vLLM server was started on (vllm serve DIR): set rollout.vllm_model_dir: DIR", SyncVLLMReload)
+		}
+	default:
+		add("weight_sync %q is unknown: use %s (artist serve, SGLang) or %s (vLLM)", c.WeightSync, SyncSGLang, SyncVLLMReload)
 	}
 	return errors.Join(errs...)
 }

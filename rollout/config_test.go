@@ -29,6 +29,11 @@ func TestConfigValidate(t *testing.T) {
 		{"top_p zero", func(c *Config) { c.TopP = 0 }, "top_p must be in (0, 1]"},
 		{"top_p above one", func(c *Config) { c.TopP = 1.5 }, "top_p"},
 		{"no timeout", func(c *Config) { c.ToolTimeout = 0 }, "tool_timeout"},
+		{"vllm reload", func(c *Config) { c.WeightSync, c.VLLMModelDir = SyncVLLMReload, "/models/m" }, ""},
+		{"zero weight_sync is sglang", func(c *Config) { c.WeightSync = "" }, ""},
+		{"vllm reload without folder", func(c *Config) { c.WeightSync = SyncVLLMReload }, "weight_sync: vllm-reload needs vllm_model_dir"},
+		{"folder without vllm reload", func(c *Config) { c.VLLMModelDir = "/models/m" }, "set weight_sync: vllm-reload"},
+		{"unknown weight_sync", func(c *Config) { c.WeightSync = "vllm" }, "weight_sync \"vllm\" is unknown: use sglang"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

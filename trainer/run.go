@@ -114,7 +114,7 @@ func Setup(ctx context.Context, cfg Config, out io.Writer) (*Run, error) {
 		r.Close()
 		return nil, fmt.Errorf("trainer: reward: %w", err)
 	}
-	if r.servers, err = newRolloutServers(cfg.Rollout.Servers, r.Tok); err != nil {
+	if r.servers, err = newRolloutServers(cfg.Rollout, r.Tok); err != nil {
 		r.Close()
 		return nil, err
 	}

@@ -21,21 +21,29 @@ import (
 
 // rolloutServers is the run's fleet and what it was sent.
 type rolloutServers struct {
-	fleet   *fleet.Fleet
-	pushed  int  // the step whose weights the servers hold; -1 before the first push
-	checked bool // the servers' tokenizers were checked
+	fleet    *fleet.Fleet
+	modelDir string // rollout.vllm_model_dir, absolute, with weight_sync vllm-reload; "" otherwise
+	pushed   int    // the step whose weights the servers hold; -1 before the first push
+	checked  bool   // the servers' tokenizers were checked
 }
 
-// newRolloutServers is nil without servers.
-func newRolloutServers(urls []string, tok *policy.Tokenizer) (*rolloutServers, error) {
-	if len(urls) == 0 {
+// newRolloutServers is nil without servers (rc.Servers).
+func newRolloutServers(rc rollout.Config, tok *policy.Tokenizer) (*rolloutServers, error) {
+	if len(rc.Servers) == 0 {
 		return nil, nil
 	}
-	f, err := fleet.New(urls, tok)
+	f, err := fleet.New(rc.Servers, tok)
 	if err != nil {
 		return nil, fmt.Errorf("trainer: rollout.servers: %w", err)
 	}
-	return &rolloutServers{fleet: f, pushed: -1}, nil
+	s := &rolloutServers{fleet: f, pushed: -1}
+	if rc.WeightSync == rollout.SyncVLLMReload {
+		f.Sync = fleet.VLLMReload
+		if s.modelDir, err = filepath.Abs(rc.VLLMModelDir); err != nil {
+			return nil, fmt.Errorf("trainer: rollout.vllm_model_dir: %w", err)
+		}
+	}
+	return s, nil
 }
 
 // weightsDir is where the weights of a step are written for the servers.
@@ -45,19 +53,36 @@ func (r *Run) weightsDir(step int) (string, error) {
 
 // syncServers gives the servers r.Model's weights as weight_version step
 // (the step whose rollouts they sample in the synchronous loop), unless
-// they hold them already: it writes them in the checkpoint layout
-// (WriteWeights; the tokenizer files are links to the last push's) and
-// has every server load them (fleet.Push), then
-// removes the folder of the version before. The first
-// time, it refuses a server with another tokenizer (fleet.Check); Push
-// refuses one that reports other weights than those written. Nothing
-// happens without servers.
+// they hold them already: by a new folder each server loads
+// (pushFolder), or, with weight_sync vllm-reload, over the files of the
+// folder the servers were started on, which each re-reads
+// (reloadFolder). Nothing happens without servers.
 func (r *Run) syncServers(ctx context.Context, step int, m Metrics) error {
 	s := r.servers
 	if s == nil || s.pushed == step {
 		return nil
 	}
 	t0 := time.Now()
+	push := r.pushFolder
+	if s.modelDir != "" {
+		push = r.reloadFolder
+	}
+	if err := push(ctx, step); err != nil {
+		return err
+	}
+	s.pushed = step
+	m["timing/weight_sync_s"] = time.Since(t0).Seconds()
+	return nil
+}
+
+// pushFolder writes the weights in the checkpoint layout (WriteWeights;
+// the tokenizer files are links to the last push's) and has every server
+// load them (fleet.Push), then removes the folder of the version before.
+// The first time, it refuses a server with another tokenizer
+// (fleet.Check); Push refuses one that reports other weights than those
+// written.
+func (r *Run) pushFolder(ctx context.Context, step int) error {
+	s := r.servers
 	dir, err := r.weightsDir(step)
 	if err != nil {
 		return fmt.Errorf("trainer: rollout weights: %w", err)
@@ -83,11 +108,7 @@ func (r *Run) syncServers(ctx context.Context, step int, m Metrics) error {
 	if err != nil {
 		return err
 	}
-	dropped, err := s.fleet.Push(ctx, dir, strconv.Itoa(step), sha)
-	for _, url := range dropped {
-		fmt.Fprintf(r.out, "trainer: rollout server %s does not answer; the other servers take its requests\n", url)
-	}
-	if err != nil {
+	if err := r.push(ctx, dir, step, sha); err != nil {
 		return err
 	}
 	if s.pushed >= 0 {
@@ -95,9 +116,36 @@ func (r *Run) syncServers(ctx context.Context, step int, m Metrics) error {
 			os.RemoveAll(old)
 		}
 	}
-	s.pushed = step
-	m["timing/weight_sync_s"] = time.Since(t0).Seconds()
 	return nil
+}
+
+// reloadFolder checks the servers' tokenizers the first time
+// (fleet.Check), writes the weights over the model files of
+// rollout.vllm_model_dir (writeModelFiles) and has every server re-read
+// that folder (fleet.Push with fleet.VLLMReload). Nothing checks that a
+// server serves the new weights after the reload (vLLM reports no
+// version); one left on old weights shows in rollout/logprob_diff/mean.
+func (r *Run) reloadFolder(ctx context.Context, step int) error {
+	s := r.servers
+	if !s.checked {
+		if err := s.fleet.Check(ctx, ""); err != nil {
+			return err
+		}
+		s.checked = true
+	}
+	if err := writeModelFiles(s.modelDir, r.Model); err != nil {
+		return err
+	}
+	return r.push(ctx, s.modelDir, step, "")
+}
+
+// push is fleet.Push, naming the servers it dropped.
+func (r *Run) push(ctx context.Context, dir string, step int, sha string) error {
+	dropped, err := r.servers.fleet.Push(ctx, dir, strconv.Itoa(step), sha)
+	for _, url := range dropped {
+		fmt.Fprintf(r.out, "trainer: rollout server %s does not answer; the other servers take its requests\n", url)
+	}
+	return err
 }
 
 // rolloutEngine is the engine of the training rollouts: r.Engine, through
