@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+
+	"github.com/artist-rl/artist/openai"
 )
 
 // Sync is how Push has the servers load new weights.
@@ -76,7 +78,7 @@ type modelList struct {
 // to the run's ids.
 func (f *Fleet) checkVLLM(ctx context.Context, s *server) error {
 	var list modelList
-	if err := call(ctx, http.MethodGet, s.url+"/v1/models", nil, &list); err != nil {
+	if err := call(ctx, http.MethodGet, s.url+openai.ModelsPath, nil, &list); err != nil {
 		return fmt.Errorf("fleet: server %s: %w", s.url, err)
 	}
 	if len(list.Data) == 0 {

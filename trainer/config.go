@@ -371,6 +371,9 @@ func (c *Config) Validate() error {
 	if err := c.Rollout.Validate(); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
+	if c.Rollout.WeightSync == rollout.SyncVLLMReload && len(c.Rollout.Servers) == 0 {
+		return fmt.Errorf("config: rollout.weight_sync: %s has no server to reload: set rollout.servers to the vLLM servers' addresses, or remove weight_sync", rollout.SyncVLLMReload)
+	}
 	if c.GRPO.Steps > 0 && c.Rollout.GroupSize < 2 {
 		return fmt.Errorf("config: rollout.group_size must be at least 2 for group-relative advantages, got %d", c.Rollout.GroupSize)
 	}

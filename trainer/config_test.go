@@ -54,6 +54,10 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"set malformed", "", []string{"grpo.steps"}, []string{"key=value"}},
 		{"set bad value", "", []string{"eval.every=-2"}, []string{"eval.every"}},
 		{"negative warm-start checkpoints", "checkpoint:\n  warmstart_every: -1\n", nil, []string{"checkpoint.warmstart_every", ">= 0"}},
+		{"unknown weight sync", "rollout:\n  weight_sync: vllm\n", nil, []string{"weight_sync", `"vllm"`, "sglang", "vllm-reload"}},
+		{"vllm reload without folder", "rollout:\n  servers: [http://a:1]\n  weight_sync: vllm-reload\n", nil, []string{"vllm_model_dir", "rollout.vllm_model_dir: DIR"}},
+		{"vllm reload without servers", "", []string{"rollout.weight_sync=vllm-reload", "rollout.vllm_model_dir=/m"}, []string{"rollout.weight_sync", "rollout.servers"}},
+		{"vllm folder with sglang", "rollout:\n  vllm_model_dir: /m\n", nil, []string{"vllm_model_dir", "weight_sync: vllm-reload"}},
 		{"unknown checkpoint key", "checkpoint:\n  warm_every: 5\n", nil, []string{`"checkpoint.warm_every"`, "warmstart_every"}},
 	}
 	for _, c := range cases {
