@@ -287,13 +287,23 @@ func TestBatchChoices(t *testing.T) {
 				one["seed"] = req["seed"].(int) + i
 				want = append(want, completeIDs(t, srv.URL, one)...)
 			}
-			before := s.current().batch.stats()
-			got := concurrently(t, s, srv.URL, []map[string]any{req})[0]
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("n=%d: %+v, one by one %+v", n, got, want)
+			// Whether the n choices meet in one decode step depends on
+			// the scheduler of a loaded machine, so the test tries a few
+			// times: every try must sample what one-by-one sampling does,
+			// and at least one must have shared a step.
+			const tries = 5
+			shared := false
+			for try := 0; try < tries && !shared; try++ {
+				before := s.current().batch.stats()
+				got := concurrently(t, s, srv.URL, []map[string]any{req})[0]
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("try %d, n=%d: %+v, one by one %+v", try, n, got, want)
+				}
+				st := s.current().batch.stats()
+				shared = st.widest >= 2 && st.rows-before.rows > st.steps-before.steps
 			}
-			if st := s.current().batch.stats(); st.widest < 2 || st.rows-before.rows <= st.steps-before.steps {
-				t.Errorf("stats %+v: the choices never shared a step", st)
+			if !shared {
+				t.Errorf("stats %+v: in %d tries the choices never shared a step", s.current().batch.stats(), tries)
 			}
 		})
 	}
