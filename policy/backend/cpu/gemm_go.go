@@ -2,15 +2,16 @@ package cpu
 
 // The pure-Go backend's matrix products: gonum's Sgemm, with its two
 // axpy-shaped cases (op(b) = b) on a register-tiled kernel that does, for
-// every element, exactly gonum's operations in gonum's order, so results
-// are gonum's bit for bit.
+// every element, exactly gonum's operations in gonum's order, and its
+// dot-shaped a·bᵀ on another (gemm_nt.go), so results are gonum's bit for
+// bit.
 
 import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
 )
 
-// goBLAS is gonum's BLAS with a faster Sgemm for a·b and aᵀ·b.
+// goBLAS is gonum's BLAS with a faster Sgemm for a·b, aᵀ·b and a·bᵀ.
 type goBLAS struct{ gonum.Implementation }
 
 // kBlock × jBlock is the block of b that the row tiles work through
@@ -23,6 +24,11 @@ const kBlock, jBlock = 256, 256
 // path does the same. Other cases, and arguments gonum would reject, go
 // to gonum.
 func (g goBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	if ntFits(tA, tB, m, n, k, alpha, a, lda, b, ldb, c, ldc) {
+		scaleC(m, n, beta, c, ldc)
+		sgemmNT(m, n, k, a, lda, b, ldb, c, ldc)
+		return
+	}
 	if !hasAVX2 || tB != blas.NoTrans || (tA != blas.NoTrans && tA != blas.Trans) || n < 16 || m < 4 ||
 		!fits(tA, m, k, a, lda) || !fits(blas.NoTrans, k, n, b, ldb) || !fits(blas.NoTrans, m, n, c, ldc) {
 		g.Implementation.Sgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
@@ -31,18 +37,7 @@ func (g goBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []flo
 	if (alpha == 0 || k == 0) && beta == 1 {
 		return
 	}
-	if beta != 1 {
-		for i := 0; i < m; i++ {
-			row := c[i*ldc : i*ldc+n]
-			if beta == 0 {
-				clear(row)
-				continue
-			}
-			for j := range row {
-				row[j] *= beta
-			}
-		}
-	}
+	scaleC(m, n, beta, c, ldc)
 	aTrans := tA == blas.Trans
 	at := func(i, l int) float32 { // op(a)[i][l]
 		if aTrans {
@@ -64,6 +59,9 @@ func (g goBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []flo
 					i0 := 4 * t
 					packA(ta, aTrans, alpha, a, lda, i0, k0, kn)
 					j0 := jb
+					for ; hasAVX512 && j0+32 <= je; j0 += 32 {
+						sgemm4x32(kn, &ta[0], &b[k0*ldb+j0], ldb, &c[i0*ldc+j0], ldc)
+					}
 					for ; j0+16 <= je; j0 += 16 {
 						sgemm4x16(kn, &ta[0], &b[k0*ldb+j0], ldb, &c[i0*ldc+j0], ldc)
 					}
@@ -85,6 +83,23 @@ func (g goBLAS) Sgemm(tA, tB blas.Transpose, m, n, k int, alpha float32, a []flo
 					row[j] += t * v
 				}
 			}
+		}
+	}
+}
+
+// scaleC does c ← beta·c as gonum does: zeros for beta 0, nothing for 1.
+func scaleC(m, n int, beta float32, c []float32, ldc int) {
+	if beta == 1 {
+		return
+	}
+	for i := 0; i < m; i++ {
+		row := c[i*ldc : i*ldc+n]
+		if beta == 0 {
+			clear(row)
+			continue
+		}
+		for j := range row {
+			row[j] *= beta
 		}
 	}
 }

@@ -98,3 +98,17 @@ func rows4x3FMA(k int, x *float32, w *float32, ldw int, out *float32)
 //
 //go:noescape
 func rows4x3AVX512(k int, x *float32, w *float32, ldw int, out *float32)
+
+// ntTile4x2 adds to c [4, 2] (row stride ldc) the dot products of four
+// rows of a (stride lda) with two rows of b (stride ldb), block by block:
+// nblk blocks of kb floats, kb a multiple of 16, each block's sum in
+// gonum's f32.DotUnitary order added to c on its own.
+//
+//go:noescape
+func ntTile4x2(nblk, kb int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int)
+
+// sgemm4x32 is sgemm4x16 on 32 columns, with AVX-512 (hasAVX512): the
+// same operations for every element of c.
+//
+//go:noescape
+func sgemm4x32(k int, ta *float32, b *float32, ldb int, c *float32, ldc int)

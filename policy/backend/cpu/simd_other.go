@@ -37,3 +37,13 @@ func rows4x3FMA(k int, x *float32, w *float32, ldw int, out *float32) {
 func rows4x3AVX512(k int, x *float32, w *float32, ldw int, out *float32) {
 	panic("cpu: rows4x3AVX512 needs amd64 with AVX-512")
 }
+
+// ntTile4x2 is never called without AVX2.
+func ntTile4x2(nblk, kb int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int) {
+	panic("cpu: ntTile4x2 needs amd64 with AVX2")
+}
+
+// sgemm4x32 is never called without AVX-512.
+func sgemm4x32(k int, ta *float32, b *float32, ldb int, c *float32, ldc int) {
+	panic("cpu: sgemm4x32 needs amd64 with AVX-512")
+}
