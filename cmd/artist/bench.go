@@ -25,6 +25,7 @@ import (
 // benchSettings are the flags of artist bench.
 type benchSettings struct {
 	checkpoint, modelConfig string
+	cpuProfile              string // -cpuprofile: where the CPU profile goes
 	batch, seq              int // training batch: sequences × tokens
 	decodeBatch, prompt     int // decoding: sequences × prompt tokens
 	newTokens               int // decoded tokens per sequence
@@ -95,6 +96,11 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintf(stderr, "artist bench: %v\n", err)
 		return errUsage
 	}
+	stopProfile, err := startCPUProfile(s.cpuProfile)
+	if err != nil {
+		return err
+	}
+	defer stopProfile()
 	if s.serve {
 		return benchServe(ctx, s, stdout, stderr)
 	}
@@ -136,6 +142,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // register defines the flags of artist bench on fs.
 func (s *benchSettings) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.checkpoint, "checkpoint", "", "time the model in checkpoint `DIR`")
+	fs.StringVar(&s.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole bench to `FILE` (for go tool pprof)")
 	fs.StringVar(&s.modelConfig, "model-config", "", "time a model with random weights sized by this HuggingFace `config.json`")
 	fs.IntVar(&s.batch, "batch", 8, "training sequences per step")
 	fs.IntVar(&s.seq, "seq", 128, "tokens per training sequence")

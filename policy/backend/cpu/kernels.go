@@ -249,13 +249,19 @@ func (b *Backend) TokenLogProbBack(dlogits, logits, targets, saved, dy backend.T
 }
 
 // AdamW updates p, m and v in place (see backend.Kernels). Elements are
-// independent, so splitting them among goroutines changes no result.
+// independent, so splitting them among goroutines changes no result; the
+// AVX2 kernel does each element's operations in the loop's order.
 func (b *Backend) AdamW(p, g, m, v backend.Tensor, s backend.AdamWStep) error {
 	if err := onHost("AdamW", p, g, m, v); err != nil {
 		return err
 	}
 	pp, gg, mm, vv := host(p), host(g), host(m), host(v)
+	c := [9]float32{s.Scale, s.Beta1, 1 - s.Beta1, s.Beta2, 1 - s.Beta2, s.RootBC2, s.Eps, s.Decay, s.StepSize}
 	parallelFor(len(pp), 16, func(lo, hi int) {
+		if n := (hi - lo) &^ 7; hasAVX2 && n > 0 {
+			adamwAVX2(n, &pp[lo], &gg[lo], &mm[lo], &vv[lo], &c)
+			lo += n
+		}
 		for j := lo; j < hi; j++ {
 			gj := gg[j] * s.Scale
 			mm[j] = s.Beta1*mm[j] + (1-s.Beta1)*gj

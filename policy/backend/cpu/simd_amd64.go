@@ -112,3 +112,10 @@ func ntTile4x2(nblk, kb int, a *float32, lda int, b *float32, ldb int, c *float3
 //
 //go:noescape
 func sgemm4x32(k int, ta *float32, b *float32, ldb int, c *float32, ldc int)
+
+// adamwAVX2 is AdamW's update of n weights, n a positive multiple of 8,
+// with the portable loop's bits (c: Scale, Beta1, 1−Beta1, Beta2,
+// 1−Beta2, RootBC2, Eps, Decay, StepSize).
+//
+//go:noescape
+func adamwAVX2(n int, p, grad, m, v *float32, c *[9]float32)

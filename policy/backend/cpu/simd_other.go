@@ -47,3 +47,8 @@ func ntTile4x2(nblk, kb int, a *float32, lda int, b *float32, ldb int, c *float3
 func sgemm4x32(k int, ta *float32, b *float32, ldb int, c *float32, ldc int) {
 	panic("cpu: sgemm4x32 needs amd64 with AVX-512")
 }
+
+// adamwAVX2 is never called without AVX2.
+func adamwAVX2(n int, p, grad, m, v *float32, c *[9]float32) {
+	panic("cpu: adamwAVX2 needs amd64 with AVX2")
+}
