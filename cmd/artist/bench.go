@@ -26,10 +26,10 @@ import (
 type benchSettings struct {
 	checkpoint, modelConfig string
 	cpuProfile              string // -cpuprofile: where the CPU profile goes
-	batch, seq              int // training batch: sequences × tokens
-	decodeBatch, prompt     int // decoding: sequences × prompt tokens
-	newTokens               int // decoded tokens per sequence
-	steps, warmup           int // timed and untimed repetitions
+	batch, seq              int    // training batch: sequences × tokens
+	decodeBatch, prompt     int    // decoding: sequences × prompt tokens
+	newTokens               int    // decoded tokens per sequence
+	steps, warmup           int    // timed and untimed repetitions
 	seed                    int64
 	grpo                    bool   // one GRPO-shaped step, phase by phase
 	allreduce               bool   // the gradient all-reduce over an MPI job's ranks
