@@ -134,20 +134,34 @@ func TestBatchInvariance(t *testing.T) {
 			for _, req := range reqs {
 				alone = append(alone, completeIDs(t, srv.URL, req))
 			}
-			before := s.current().batch.stats()
-			together := concurrently(t, s, srv.URL, reqs)
-			after := s.current().batch.stats()
 			stopped := 0
 			for i := range reqs {
-				if !reflect.DeepEqual(together[i], alone[i]) {
-					t.Errorf("request %d (%v): together %+v, alone %+v", i, reqs[i], together[i], alone[i])
-				}
 				if len(alone[i]) == 1 && alone[i][0].Stop != "" {
 					stopped++
 				}
 			}
-			if steps, rows := after.steps-before.steps, after.rows-before.rows; rows <= steps {
-				t.Errorf("%d rows in %d steps: the requests never shared a step", rows, steps)
+			// Whether the requests meet in one decode step depends on the
+			// scheduler of a loaded machine (the race detector slows
+			// their way from the gate to the batch), so the test tries a
+			// few times: every try must sample what each request samples
+			// alone, and at least one must have shared a step.
+			const tries = 5
+			shared := false
+			var rows, steps int
+			for try := 0; try < tries && !shared; try++ {
+				before := s.current().batch.stats()
+				together := concurrently(t, s, srv.URL, reqs)
+				after := s.current().batch.stats()
+				for i := range reqs {
+					if !reflect.DeepEqual(together[i], alone[i]) {
+						t.Fatalf("try %d, request %d (%v): together %+v, alone %+v", try, i, reqs[i], together[i], alone[i])
+					}
+				}
+				steps, rows = after.steps-before.steps, after.rows-before.rows
+				shared = rows > steps
+			}
+			if !shared {
+				t.Errorf("in %d tries the requests never shared a step (last: %d rows in %d steps)", tries, rows, steps)
 			}
 			if n >= 8 && stopped == 0 {
 				t.Error("no request ended on a stop string: the test checks no stop")
