@@ -8,6 +8,7 @@ package policy
 // alone, with the numbers of the pure-Go backend.
 
 import (
+	"fmt"
 	"maps"
 	"math"
 	"math/rand"
@@ -183,35 +184,66 @@ func TestArenaFreesWhatItAllocates(t *testing.T) {
 	}
 }
 
-// TestArenaBackwardIsBitIdentical runs Backward on pure Go and on the
-// arena, with and without recomputing blocks, and requires the same
-// log-probs and gradients bit for bit.
+// TestArenaBackwardIsBitIdentical runs Backward twice (the second adds to
+// the first's gradients) on pure Go and on the arena, and requires the
+// same log-probs and gradients bit for bit: full weights, tied, adapters
+// (with dropout too), each with and without recomputing blocks, and the
+// fused LM head in chunks of 3 rows (which gathers the rows with a
+// gradient, some rows having none) on tied, untied and frozen heads.
 func TestArenaBackwardIsBitIdentical(t *testing.T) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	cases := []struct {
-		name                  string
-		tied, lora, recompute bool
+		name                         string
+		tied, lora, recompute, fused bool
+		dropout                      float64
 	}{
-		{"full weights", false, false, false}, {"tied", true, false, false}, {"lora", false, true, false},
-		{"recompute", false, false, true}, {"recompute tied", true, false, true}, {"recompute lora", false, true, true},
+		{name: "full weights"}, {name: "tied", tied: true}, {name: "lora", lora: true},
+		{name: "lora dropout", lora: true, dropout: 0.3},
+		{name: "recompute", recompute: true}, {name: "recompute tied", tied: true, recompute: true},
+		{name: "recompute lora", lora: true, recompute: true},
+		{name: "fused head", fused: true}, {name: "fused head tied", tied: true, fused: true},
+		{name: "fused head lora", tied: true, lora: true, fused: true},
+		{name: "fused head recompute tied", tied: true, recompute: true, fused: true},
 	}
 	for i, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			m := testModel(t, tc.tied, 53)
 			if tc.lora {
-				if err := m.AttachLoRA(LoRAConfig{Rank: 2, Alpha: 4, Targets: []string{"q", "k", "v", "o", "gate", "up", "down"}}, rand.New(rand.NewSource(54))); err != nil {
+				cfg := LoRAConfig{Rank: 2, Alpha: 4, Dropout: tc.dropout, Targets: []string{"q", "k", "v", "o", "gate", "up", "down"}}
+				if err := m.AttachLoRA(cfg, rand.New(rand.NewSource(54))); err != nil {
 					t.Fatal(err)
+				}
+				for _, a := range m.lora.Params() { // B ≠ 0, so that every adapter has a gradient
+					for j := range a.Data {
+						if a.Data[j] == 0 {
+							a.Data[j] = float32(math.Sin(float64(j))) * 0.1
+						}
+					}
 				}
 			}
 			m.SetRecompute(tc.recompute)
+			if tc.fused {
+				m.gs.headFuseAbove, m.gs.headChunkValues = 0, 3*m.Config.VocabSize
+			}
 			seqs, coef := batchFor(55, m.Config.VocabSize)
+			for s := range coef {
+				for j := 1; j < len(coef[s]); j += 4 {
+					coef[s][j] = 0
+				}
+			}
 			run := func() map[string][]float32 {
 				m.ZeroGrad()
-				lp, err := m.Backward(seqs, coef)
-				if err != nil {
-					t.Fatal(err)
+				if m.lora != nil {
+					m.lora.SeedDropout(56)
 				}
-				out := map[string][]float32{"log-probs": flatten(lp)}
+				out := map[string][]float32{}
+				for k := range 2 {
+					lp, err := m.Backward(seqs, coef)
+					if err != nil {
+						t.Fatal(err)
+					}
+					out[fmt.Sprintf("log-probs %d", k)] = flatten(lp)
+				}
 				for _, p := range m.TrainParams() {
 					out["grad "+p.Name] = append([]float32(nil), p.Grad...)
 				}
@@ -225,6 +257,9 @@ func TestArenaBackwardIsBitIdentical(t *testing.T) {
 				if !slices.EqualFunc(got[name], want[name], func(x, y float32) bool { return math.Float32bits(x) == math.Float32bits(y) }) {
 					t.Errorf("case %d: %s differs between the arena and pure Go", i, name)
 				}
+			}
+			if tc.dropout > 0 && slices.Equal(want["log-probs 0"], want["log-probs 1"]) {
+				t.Error("two runs with dropout gave the same log-probs: the masks did not change")
 			}
 		})
 	}

@@ -36,28 +36,50 @@ func (b *builder) head(x *G.Node, w *Param, targets *G.Node, N int) *G.Node {
 		b.direct[w] = true
 	}
 	rows := max(1, b.gs.headChunkValues/V)
-	sc := &headScratch{logits: make([]float32, rows*V), dlogits: make([]float32, rows*V)}
-	b.scratchBytes += int64(2*rows*V) * 4
+	sc, err := newHeadScratch(b.gm, rows, b.g)
+	if err != nil {
+		b.err = fmt.Errorf("policy: fused head: %w", err)
+		return nil
+	}
+	b.scratchBytes += int64(2*rows*V+3*rows*b.g.C+3*rows) * 4
 	return b.op(headLogProbOp(b.be, b.g, b.invTemp, rows, sc, direct), x, b.pn[w], targets)
 }
 
-// hostOnly returns the host storage of ts, or an error naming the op
-// when one is a device tensor: the fused head gathers rows on the host.
-func hostOnly(op string, ts ...backend.Tensor) ([][]float32, error) {
-	out := make([][]float32, len(ts))
-	for i, t := range ts {
-		if !t.OnHost() {
-			return nil, fmt.Errorf("policy: %s runs on host backends only (it computes on host values)", op)
-		}
-		out[i] = t.Host()
-	}
-	return out, nil
+// headScratch is the buffers, in the backend's memory, that the fused
+// head's forward and backward kernels share: one chunk's logits and
+// their gradient [R, V]; the backward pass's gathered rows of x and
+// their dx [R, C], targets, dy and saved log-sum-exps [R] (with host
+// staging for the two it fills on the host); and R·C zeros, never
+// written, that clear the rows of dx without a gradient.
+type headScratch struct {
+	logits, dlogits, xb, dxb, zeros, tb, db, lb backend.Tensor
+	tbH, dbH                                    []float32
 }
 
-// headScratch is the chunk buffers the fused head's forward and backward
-// kernels share: one chunk's logits and their gradient, [R, V] each.
-type headScratch struct {
-	logits, dlogits []float32
+func newHeadScratch(gm *graphMemory, rows int, g geometry) (*headScratch, error) {
+	sc := &headScratch{tbH: make([]float32, rows), dbH: make([]float32, rows)}
+	for _, b := range []struct {
+		t *backend.Tensor
+		n int
+	}{
+		{&sc.logits, rows * g.V}, {&sc.dlogits, rows * g.V}, {&sc.xb, rows * g.C}, {&sc.dxb, rows * g.C},
+		{&sc.zeros, rows * g.C}, {&sc.tb, rows}, {&sc.db, rows}, {&sc.lb, rows},
+	} {
+		t, err := gm.scratch(b.n)
+		if err != nil {
+			return nil, err
+		}
+		*b.t = t
+	}
+	return sc, nil
+}
+
+// scaleBy multiplies t by inv in place, unless inv is 1 (scaleLogits).
+func scaleBy(be backend.Backend, t backend.Tensor, inv float32) error {
+	if inv == 1 {
+		return nil
+	}
+	return be.Scale(t, inv)
 }
 
 // headLogProbOp takes x [N, C], w [V, C] and targets [N] and gives
@@ -74,26 +96,22 @@ func headLogProbOp(be backend.Backend, g geometry, inv float32, rows int, sc *he
 		diff:  []bool{true, false, false},
 		save:  func(in []tensor.Shape) int { return in[0][0] },
 	}
-	k.fwd = func(outT backend.Tensor, in []backend.Tensor, s []tensor.Shape) error {
-		h, err := hostOnly(k.name, outT, in[0], in[1], in[2])
-		if err != nil {
-			return err
-		}
-		out, x, w, tg := h[0], h[1], h[2], h[3]
+	k.fwd = func(out backend.Tensor, in []backend.Tensor, s []tensor.Shape) error {
+		x, w, tg := in[0], in[1], in[2]
 		N := s[0][0]
 		for lo := 0; lo < N; lo += rows {
 			c := min(rows, N-lo)
-			lg := sc.logits[:c*V]
-			if err := be.MatMul(false, true, c, V, C, host(x[lo*C:(lo+c)*C]), host(w), 0, host(lg)); err != nil {
-				return err
-			}
-			scaleLogits(lg, inv)
+			lg := sc.logits.Slice(0, c*V)
 			var sv backend.Tensor
 			if k.saved != nil {
-				sv = host(k.saved[lo : lo+c])
+				sv = k.savedT.Slice(lo, lo+c)
 			}
-			if err := be.TokenLogProb(host(out[lo:lo+c]), sv, host(lg), host(tg[lo:lo+c]), V); err != nil {
-				return err
+			var e errs
+			e.add(be.MatMul(false, true, c, V, C, x.Slice(lo*C, (lo+c)*C), w, 0, lg))
+			e.add(scaleBy(be, lg, inv))
+			e.add(be.TokenLogProb(out.Slice(lo, lo+c), sv, lg, tg.Slice(lo, lo+c), V))
+			if e.err != nil {
+				return e.err
 			}
 		}
 		return nil
@@ -105,67 +123,117 @@ func headLogProbOp(be backend.Backend, g geometry, inv float32, rows int, sc *he
 	return k
 }
 
+// rowRun is n consecutive rows from row r of a whole tensor, gathered at
+// row j of a chunk.
+type rowRun struct{ r, j, n int }
+
+// runsOf splits the chunk's rows idx (ascending) into runs of
+// consecutive rows, so that each run moves with one Copy.
+func runsOf(idx []int) []rowRun {
+	var runs []rowRun
+	for j, r := range idx {
+		if n := len(runs); n > 0 && runs[n-1].r+runs[n-1].n == r {
+			runs[n-1].n++
+			continue
+		}
+		runs = append(runs, rowRun{r: r, j: j, n: 1})
+	}
+	return runs
+}
+
 // headBackOp takes x, w, targets, the forward output and dy [N] and gives
 // dx [N, C], adding dw to direct.Grad when direct is set. Only the rows
 // with a target and a nonzero dy enter, gathered into chunks of rows:
 // for each, the logits are recomputed, dlogits = dy·(onehot − softmax)·inv,
-// dx = dlogits·w and dw += dlogitsᵀ·x.
+// dx = dlogits·w and dw += dlogitsᵀ·x; the other rows of dx are zero.
+// Which rows enter is read on the host (targets and dy, N values each,
+// downloaded on a device); the rows move with Copy. On a device
+// direct.Grad is uploaded into a [V, C] tensor of the graph's, the
+// chunks add into it, and it comes back once: the host's order of sums.
 func headBackOp(be backend.Backend, fwd *kernel, g geometry, inv float32, rows int, sc *headScratch, direct *Param) *kernel {
 	V, C := g.V, g.C
-	xb, dxb := make([]float32, rows*C), make([]float32, rows*C)
-	tb, lb, db := make([]float32, rows), make([]float32, rows), make([]float32, rows)
-	return &kernel{
+	var gradT backend.Tensor // direct.Grad on a device
+	k := &kernel{
 		name: fmt.Sprintf("headBack(%d,%d,%d,%g,%t)", V, C, rows, inv, direct != nil), inDims: []int{2, 2, 1, 1, 1}, outDims: 2,
 		shape: func(in []tensor.Shape) tensor.Shape { return in[0].Clone() },
-		fwd: func(outT backend.Tensor, in []backend.Tensor, _ []tensor.Shape) error {
-			h, err := hostOnly("headBack", outT, in[0], in[1], in[2], in[4])
-			if err != nil {
-				return err
+	}
+	k.fwd = func(out backend.Tensor, in []backend.Tensor, _ []tensor.Shape) error {
+		x, w := in[0], in[1]
+		tg, err := download(be, in[2])
+		if err != nil {
+			return err
+		}
+		dy, err := download(be, in[4])
+		if err != nil {
+			return err
+		}
+		var live, dead []int // rows that do and do not carry a gradient
+		for r, t := range tg {
+			if t >= 0 && dy[r] != 0 {
+				live = append(live, r)
+			} else {
+				dead = append(dead, r)
 			}
-			out, x, w, tg, dy := h[0], h[1], h[2], h[3], h[4]
-			clear(out)
-			var live []int // rows that carry a gradient
-			for r, t := range tg {
-				if t >= 0 && dy[r] != 0 {
-					live = append(live, r)
-				}
+		}
+		var e errs
+		for _, run := range runsOf(dead) {
+			for lo := 0; lo < run.n; lo += rows {
+				n := min(rows, run.n-lo)
+				e.add(be.Copy(out.Slice((run.r+lo)*C, (run.r+lo+n)*C), sc.zeros.Slice(0, n*C)))
 			}
-			for lo := 0; lo < len(live); lo += rows {
-				idx := live[lo:min(lo+rows, len(live))]
-				c := len(idx)
-				for j, r := range idx {
-					copy(xb[j*C:(j+1)*C], x[r*C:(r+1)*C])
-					tb[j], db[j] = tg[r], dy[r]
-					if fwd.saved != nil {
-						lb[j] = fwd.saved[r]
-					}
-				}
-				var sv backend.Tensor
-				if fwd.saved != nil {
-					sv = host(lb[:c])
-				}
-				lg, dl := sc.logits[:c*V], sc.dlogits[:c*V]
-				if err := be.MatMul(false, true, c, V, C, host(xb[:c*C]), host(w), 0, host(lg)); err != nil {
-					return err
-				}
-				scaleLogits(lg, inv)
-				if err := be.TokenLogProbBack(host(dl), host(lg), host(tb[:c]), sv, host(db[:c]), V); err != nil {
-					return err
-				}
-				scaleLogits(dl, inv)
-				if err := be.MatMul(false, false, c, C, V, host(dl), host(w), 0, host(dxb[:c*C])); err != nil {
-					return err
-				}
-				for j, r := range idx {
-					copy(out[r*C:(r+1)*C], dxb[j*C:(j+1)*C])
-				}
-				if direct != nil {
-					if err := be.MatMul(true, false, V, C, c, host(dl), host(xb[:c*C]), 1, host(direct.Grad)); err != nil {
+		}
+		if e.err != nil || len(live) == 0 {
+			return e.err
+		}
+		grad := backend.Host(nil)
+		if direct != nil {
+			if grad = backend.Host(direct.Grad); !out.OnHost() {
+				if gradT.Len() != len(direct.Grad) {
+					if gradT, err = k.gm.scratch(len(direct.Grad)); err != nil {
 						return err
 					}
 				}
+				grad = gradT
+				e.add(be.Upload(grad, direct.Grad))
 			}
-			return nil
-		},
+		}
+		for lo := 0; lo < len(live) && e.err == nil; lo += rows {
+			idx := live[lo:min(lo+rows, len(live))]
+			c := len(idx)
+			runs := runsOf(idx)
+			for j, r := range idx {
+				sc.tbH[j], sc.dbH[j] = tg[r], dy[r]
+			}
+			xb, dxb, lg, dl := sc.xb.Slice(0, c*C), sc.dxb.Slice(0, c*C), sc.logits.Slice(0, c*V), sc.dlogits.Slice(0, c*V)
+			tb, db := sc.tb.Slice(0, c), sc.db.Slice(0, c)
+			var sv backend.Tensor
+			if fwd.saved != nil {
+				sv = sc.lb.Slice(0, c)
+			}
+			for _, run := range runs {
+				e.add(be.Copy(xb.Slice(run.j*C, (run.j+run.n)*C), x.Slice(run.r*C, (run.r+run.n)*C)))
+				if sv.Len() > 0 {
+					e.add(be.Copy(sv.Slice(run.j, run.j+run.n), fwd.savedT.Slice(run.r, run.r+run.n)))
+				}
+			}
+			e.add(be.Upload(tb, sc.tbH[:c]))
+			e.add(be.Upload(db, sc.dbH[:c]))
+			e.add(be.MatMul(false, true, c, V, C, xb, w, 0, lg))
+			e.add(scaleBy(be, lg, inv))
+			e.add(be.TokenLogProbBack(dl, lg, tb, sv, db, V))
+			e.add(scaleBy(be, dl, inv))
+			e.add(be.MatMul(false, false, c, C, V, dl, w, 0, dxb))
+			for _, run := range runs {
+				e.add(be.Copy(out.Slice(run.r*C, (run.r+run.n)*C), dxb.Slice(run.j*C, (run.j+run.n)*C)))
+			}
+			if direct != nil {
+				e.add(be.MatMul(true, false, V, C, c, dl, xb, 1, grad))
+			}
+		}
+		if e.err == nil && direct != nil && !grad.OnHost() {
+			e.add(be.Download(direct.Grad, grad))
+		}
+		return e.err
 	}
+	return k
 }

@@ -43,7 +43,7 @@ func (b *builder) proj(x *G.Node, l int, t loraTarget, w, bias *Param) *G.Node {
 	}
 	a, in := b.lora.at[l][t], x
 	if p := b.lora.Config.Dropout; p > 0 {
-		in = b.op(dropoutOp(b.lora, p, l, t), x) // [N, in]
+		in = b.op(dropoutOp(b.be, b.lora, p, l, t), x) // [N, in]
 	}
 	u := b.op(linearOp(b.be, false), in, b.pn[a.A])                   // [N, r]
 	return b.op(loraOutOp(b.be, b.lora.scale, l, t), y, u, b.pn[a.B]) // [N, out]
@@ -99,45 +99,45 @@ func scaledMatmulOp(be backend.Backend, ta, tb bool, s float32) *kernel {
 }
 
 // dropoutOp is inverted dropout of an adapter's input: each value is zeroed
-// with probability p, the rest scaled by 1/(1−p), the mask drawn from the
-// adapters' dropout source on every run (in the graph's fixed order) and
-// kept for the backward pass. The name holds the layer and target, so the
-// dropouts of q, k and v, which share their input, stay distinct nodes.
-func dropoutOp(l *LoRA, p float64, layer int, t loraTarget) *kernel {
+// with probability p, the rest scaled by 1/(1−p). The mask is drawn on the
+// host from the adapters' dropout source on every run (in the graph's
+// fixed order), uploaded, and applied with the backend's Mul, forward and
+// backward; the op keeps it itself, whether or not the graph saves
+// values. The name holds the layer and target, so the dropouts of q, k
+// and v, which share their input, stay distinct nodes.
+func dropoutOp(be backend.Backend, l *LoRA, p float64, layer int, t loraTarget) *kernel {
 	keep := float32(1 / (1 - p))
 	k := &kernel{
 		name: fmt.Sprintf("loraDropout(%g,%d,%d)", p, layer, t), inDims: []int{2}, outDims: 2, shape: same,
 		diff: []bool{true},
-		save: func(in []tensor.Shape) int { return in[0].TotalSize() },
 	}
-	k.fwd = func(outT backend.Tensor, in []backend.Tensor, _ []tensor.Shape) error {
-		h, err := hostOnly(k.name, outT, in[0])
-		if err != nil {
-			return err
+	var mask []float32       // the last run's mask
+	var maskT backend.Tensor // mask as the backend holds it
+	k.fwd = func(out backend.Tensor, in []backend.Tensor, _ []tensor.Shape) error {
+		if len(mask) != in[0].Len() {
+			mask = make([]float32, in[0].Len())
+			var err error
+			if maskT, err = k.gm.alloc(mask); err != nil {
+				return err
+			}
 		}
-		out := h[0]
-		for i, v := range h[1] {
+		for i := range mask {
 			m := float32(0)
 			if l.drop.Float64() >= p {
 				m = keep
 			}
-			k.saved[i] = m
-			out[i] = m * v
+			mask[i] = m
 		}
-		return nil
+		if err := be.Upload(maskT, mask); err != nil {
+			return err
+		}
+		return be.Mul(out, maskT, in[0])
 	}
 	k.grad = func(_ G.Nodes, _, dy *G.Node) (G.Nodes, error) {
 		return grads(&kernel{
 			name: fmt.Sprintf("loraDropoutBack(%g,%d,%d)", p, layer, t), inDims: []int{2}, outDims: 2, shape: same,
-			fwd: func(outT backend.Tensor, in []backend.Tensor, _ []tensor.Shape) error {
-				h, err := hostOnly("loraDropoutBack", outT, in[0])
-				if err != nil {
-					return err
-				}
-				for i, v := range h[1] {
-					h[0][i] = k.saved[i] * v
-				}
-				return nil
+			fwd: func(out backend.Tensor, in []backend.Tensor, _ []tensor.Shape) error {
+				return be.Mul(out, maskT, in[0])
 			},
 		}, nodes(dy))
 	}

@@ -231,6 +231,9 @@ type Kernels interface {
 	Copy(dst, src Tensor) error
 	// Add does y += x, element by element; the lengths must agree.
 	Add(y, x Tensor) error
+	// Mul writes y = a ⊙ b, element by element (y[i] = a[i]·b[i]); the
+	// lengths must agree, and y may alias a or b.
+	Mul(y, a, b Tensor) error
 	// Scale does x *= s in place.
 	Scale(x Tensor, s float32) error
 }

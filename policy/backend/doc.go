@@ -22,7 +22,8 @@
 //     the row operations around it (AddBias, ColSum, Embed, EmbedBack),
 //     RMSNorm, rotary positions, causal grouped-query attention (training
 //     and cached decoding), SwiGLU, the log-softmax-and-gather of target
-//     tokens, and AdamW. Each kernel reads and writes whole tensors of the
+//     tokens, AdamW, and the element operations Copy, Add, Mul and Scale.
+//     Each kernel reads and writes whole tensors of the
 //     backend's kind; shapes follow the model's legend. Each returns an
 //     error (a device launch can fail, and a tensor of another kind is
 //     refused), which the graph operations' Do, Session.Step,
@@ -62,8 +63,9 @@
 // refused, the pure-Go arithmetic. Package policy's inference runs on it
 // bit for bit as on "go", which checks that the inference path goes
 // through Memory alone, and so does a training step (the training graph
-// is kernels only); docs/ARCHITECTURE.md says what is left (the fused LM
-// head and LoRA dropout compute on the host, gradients come back to it).
+// is kernels only, the fused LM head and LoRA dropout included);
+// docs/ARCHITECTURE.md says what is left (gradients come back to the
+// host).
 //
 // The pure-Go backend is the reference: its arithmetic is that of the
 // model before backends existed, so runs with ARTIST_BACKEND=go repeat

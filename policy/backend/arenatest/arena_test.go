@@ -67,6 +67,7 @@ func TestHostTensorIsRefused(t *testing.T) {
 		{"AdamW", 4, func() error { return a.AdamW(d, d, d, h, backend.AdamWStep{}) }},
 		{"Copy", 2, func() error { return a.Copy(d, h) }},
 		{"Add", 1, func() error { return a.Add(h, d) }},
+		{"Mul", 3, func() error { return a.Mul(d, d, h) }},
 		{"Scale", 1, func() error { return a.Scale(h, 2) }},
 		{"LinearRows", 3, func() error { return a.LinearRows(2, 2, 1, d, d, h) }},
 		{"Upload", 1, func() error { return a.Upload(h, make([]float32, 4)) }},

@@ -188,6 +188,16 @@ func (b *Backend) Add(y, x backend.Tensor) error {
 	return b.ref.Add(v[0], v[1])
 }
 
+// Mul is backend.Kernels.Mul on the arena.
+func (b *Backend) Mul(y, a, c backend.Tensor) error {
+	v, err := b.enter("Mul", y, a, c)
+	if err != nil {
+		return err
+	}
+	defer b.leave()
+	return b.ref.Mul(v[0], v[1], v[2])
+}
+
 // Scale is backend.Kernels.Scale on the arena.
 func (b *Backend) Scale(x backend.Tensor, s float32) error {
 	v, err := b.enter("Scale", x)

@@ -39,6 +39,7 @@ func TestDeviceTensorIsAnError(t *testing.T) {
 		{"LinearRows", func() error { return be.LinearRows(2, 2, 1, h, h, d) }},
 		{"Copy", func() error { return be.Copy(h, d) }},
 		{"Add", func() error { return be.Add(h, d) }},
+		{"Mul", func() error { return be.Mul(h, h, d) }},
 		{"Scale", func() error { return be.Scale(d, 2) }},
 		{"Upload", func() error { return be.Upload(d, make([]float32, 4)) }},
 		{"Download", func() error { return be.Download(h.Host(), d) }},

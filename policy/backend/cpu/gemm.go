@@ -288,6 +288,21 @@ func (b *Backend) Add(y, x backend.Tensor) error {
 	return nil
 }
 
+// Mul writes y = a ⊙ b.
+func (b *Backend) Mul(y, a, c backend.Tensor) error {
+	if err := onHost("Mul", y, a, c); err != nil {
+		return err
+	}
+	if y.Len() != a.Len() || y.Len() != c.Len() {
+		return fmt.Errorf("cpu: Mul of %d by %d values into a tensor of %d", a.Len(), c.Len(), y.Len())
+	}
+	yy, bb := host(y), host(c)
+	for i, v := range host(a) {
+		yy[i] = v * bb[i]
+	}
+	return nil
+}
+
 // Scale does x *= s.
 func (b *Backend) Scale(x backend.Tensor, s float32) error {
 	if err := onHost("Scale", x); err != nil {

@@ -217,3 +217,35 @@ func BenchmarkAdamW(b *testing.B) {
 		})
 	}
 }
+
+// TestMul checks y = a ⊙ b element by element, into a third tensor and
+// in place over either input, and the error for lengths that differ.
+func TestMul(t *testing.T) {
+	a, b := []float32{1, -2, 0.5, 3}, []float32{4, 0.25, -2, 0}
+	want := []float32{4, -0.5, -1, 0}
+	be := NewGo()
+	for _, tc := range []struct {
+		name string
+		y    func(a, b []float32) []float32
+	}{
+		{"apart", func([]float32, []float32) []float32 { return make([]float32, 4) }},
+		{"into a", func(a, _ []float32) []float32 { return a }},
+		{"into b", func(_, b []float32) []float32 { return b }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			aa, bb := append([]float32(nil), a...), append([]float32(nil), b...)
+			y := tc.y(aa, bb)
+			if err := be.Mul(backend.Host(y), backend.Host(aa), backend.Host(bb)); err != nil {
+				t.Fatal(err)
+			}
+			for i := range want {
+				if y[i] != want[i] {
+					t.Errorf("y[%d] = %g, want %g", i, y[i], want[i])
+				}
+			}
+		})
+	}
+	if err := be.Mul(backend.Host(make([]float32, 3)), backend.Host(a), backend.Host(b)); err == nil {
+		t.Error("Mul into 3 values of 4 by 4 gave no error")
+	}
+}
