@@ -1,6 +1,7 @@
 package trainer
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -59,25 +60,28 @@ func (c AdamWConfig) Validate() error {
 // gradient-norm clipping, over a fixed list of parameters. Moments are kept
 // in float32, like the weights. It is not safe for concurrent use.
 //
-// The element update runs on a backend, in its memory: the weights,
-// gradients and moments on the host are the master copies, mirrored into
-// the backend (Memory.Mirror) and brought back after each update. On a
-// host backend the mirrors are the slices themselves and nothing is
-// copied; a device backend uploads and downloads them around every
-// update, until the training graph keeps its values on the device.
+// The element update runs on a backend, in its memory. On a host backend
+// every tensor is the host slice itself and nothing is copied. On a device
+// backend the moments live on the device only (State downloads them,
+// SetState uploads them), and each update uploads the weights and the
+// gradient (the host's Param.Data and Param.Grad are the master copies
+// while the training graph brings gradients back to the host) and
+// downloads the weights.
 type AdamW struct {
 	cfg    AdamWConfig
 	be     backend.Backend // runs the element update (Kernels.AdamW)
+	device bool            // be keeps its tensors in memory of its own (HostBLAS is nil)
 	params []*policy.Param
-	m, v   [][]float32 // per param, same length as Data
+	m, v   [][]float32 // per param, same length as Data, on a host backend; nil on a device
 	mirror []adamTensors
 	step   int // updates applied so far
 }
 
 // adamTensors are one parameter's values as the backend holds them, and
-// the slices they mirror.
+// the slices its weight and gradient tensors mirror.
 type adamTensors struct {
-	p, g, m, v backend.Tensor
+	p, g       backend.Tensor // Data and Grad
+	m, v       backend.Tensor // the moments: Host(m[i]) on a host backend, the only copy on a device
 	data, grad *float32
 }
 
@@ -98,7 +102,8 @@ func NewAdamWOn(be backend.Backend, params []*policy.Param, cfg AdamWConfig) *Ad
 	if err := cfg.Validate(); err != nil {
 		panic(err)
 	}
-	o := &AdamW{cfg: cfg, be: be, params: params, m: make([][]float32, len(params)), v: make([][]float32, len(params))}
+	o := &AdamW{cfg: cfg, be: be, device: be.HostBLAS() == nil, params: params,
+		m: make([][]float32, len(params)), v: make([][]float32, len(params)), mirror: make([]adamTensors, len(params))}
 	seen := make(map[string]bool, len(params))
 	for i, p := range params {
 		if seen[p.Name] {
@@ -114,8 +119,10 @@ func NewAdamWOn(be backend.Backend, params []*policy.Param, cfg AdamWConfig) *Ad
 		if len(p.Grad) != len(p.Data) {
 			panic(fmt.Sprintf("trainer: NewAdamW: param %q has %d grads for %d weights", p.Name, len(p.Grad), len(p.Data)))
 		}
-		o.m[i] = make([]float32, len(p.Data))
-		o.v[i] = make([]float32, len(p.Data))
+		if !o.device {
+			o.m[i], o.v[i] = make([]float32, len(p.Data)), make([]float32, len(p.Data))
+			o.mirror[i].m, o.mirror[i].v = backend.Host(o.m[i]), backend.Host(o.v[i])
+		}
 	}
 	return o
 }
@@ -164,70 +171,75 @@ func (o *AdamW) Step(lr float64) (gradNorm float64, err error) {
 	return norm, nil
 }
 
-// update runs param i's element update on the backend: its weights,
-// gradient and moments go in and come back out (no copy on a host
-// backend, whose tensors are the slices).
+// update runs param i's element update on the backend: its weights and
+// gradient go in, the weights come back out (no copy on a host backend,
+// whose tensors are the slices).
 func (o *AdamW) update(i int, s backend.AdamWStep) error {
 	t, err := o.tensors(i)
 	if err != nil {
 		return err
 	}
 	p, be := o.params[i], o.be
-	for _, up := range []struct {
-		dst backend.Tensor
-		src []float32
-	}{{t.p, p.Data}, {t.g, p.Grad}, {t.m, o.m[i]}, {t.v, o.v[i]}} {
-		if err := be.Upload(up.dst, up.src); err != nil {
-			return err
-		}
+	if err := be.Upload(t.p, p.Data); err != nil {
+		return err
+	}
+	if err := be.Upload(t.g, p.Grad); err != nil {
+		return err
 	}
 	if err := be.AdamW(t.p, t.g, t.m, t.v, s); err != nil {
 		return err
 	}
-	for _, down := range []struct {
-		dst []float32
-		src backend.Tensor
-	}{{p.Data, t.p}, {o.m[i], t.m}, {o.v[i], t.v}} {
-		if err := be.Download(down.dst, down.src); err != nil {
-			return err
-		}
-	}
-	return nil
+	return be.Download(p.Data, t.p)
 }
 
-// tensors returns param i's mirrors, made on first use and again when
-// the param's Data or Grad slice was replaced.
+// tensors returns param i's tensors: the moments, allocated zeroed on a
+// device on first use, and the mirrors of Data and Grad, made on first
+// use and again when the param's Data or Grad slice was replaced.
 func (o *AdamW) tensors(i int) (adamTensors, error) {
-	if o.mirror == nil {
-		o.mirror = make([]adamTensors, len(o.params))
-	}
-	p, t := o.params[i], o.mirror[i]
+	p, t := o.params[i], &o.mirror[i]
 	if len(p.Grad) != len(p.Data) {
 		return adamTensors{}, fmt.Errorf("%d grads for %d weights", len(p.Grad), len(p.Data))
 	}
+	if err := o.moments(i); err != nil {
+		return adamTensors{}, err
+	}
 	if len(p.Data) == 0 || (t.data == &p.Data[0] && t.grad == &p.Grad[0]) {
-		return t, nil
+		return *t, nil
 	}
-	for _, old := range []backend.Tensor{t.p, t.g, t.m, t.v} {
-		o.be.Free(old)
+	o.be.Free(t.p)
+	o.be.Free(t.g)
+	t.p, t.g, t.data, t.grad = backend.Tensor{}, backend.Tensor{}, nil, nil
+	pt, err := o.be.Mirror(p.Data)
+	if err != nil {
+		return adamTensors{}, err
 	}
-	o.mirror[i] = adamTensors{}
-	var err error
-	var nt adamTensors
-	for _, mk := range []struct {
-		t *backend.Tensor
-		x []float32
-	}{{&nt.p, p.Data}, {&nt.g, p.Grad}, {&nt.m, o.m[i]}, {&nt.v, o.v[i]}} {
-		if *mk.t, err = o.be.Mirror(mk.x); err != nil {
-			for _, made := range []backend.Tensor{nt.p, nt.g, nt.m, nt.v} {
-				o.be.Free(made)
-			}
-			return adamTensors{}, err
-		}
+	gt, err := o.be.Mirror(p.Grad)
+	if err != nil {
+		o.be.Free(pt)
+		return adamTensors{}, err
 	}
-	nt.data, nt.grad = &p.Data[0], &p.Grad[0]
-	o.mirror[i] = nt
-	return nt, nil
+	t.p, t.g, t.data, t.grad = pt, gt, &p.Data[0], &p.Grad[0]
+	return *t, nil
+}
+
+// moments makes param i's moment tensors on a device, zeroed, when they
+// are not there yet.
+func (o *AdamW) moments(i int) error {
+	t, n := &o.mirror[i], len(o.params[i].Data)
+	if !o.device || t.m.Len() == n && t.v.Len() == n {
+		return nil
+	}
+	m, err := o.be.Alloc(n)
+	if err != nil {
+		return err
+	}
+	v, err := o.be.Alloc(n)
+	if err != nil {
+		o.be.Free(m)
+		return err
+	}
+	t.m, t.v = m, v
+	return nil
 }
 
 // gradNorm is the L2 norm of all gradients, accumulated in float64.
@@ -249,19 +261,33 @@ type AdamWState struct {
 	M, V map[string][]float32
 }
 
-// State returns a deep copy of the optimizer state.
-func (o *AdamW) State() AdamWState {
+// State returns a deep copy of the optimizer state (downloaded from a
+// device, where the moments live). The error is the backend's, when a
+// download fails; a host backend never fails.
+func (o *AdamW) State() (AdamWState, error) {
 	s := AdamWState{Step: o.step, M: make(map[string][]float32, len(o.params)), V: make(map[string][]float32, len(o.params))}
 	for i, p := range o.params {
-		s.M[p.Name] = append([]float32(nil), o.m[i]...)
-		s.V[p.Name] = append([]float32(nil), o.v[i]...)
+		if !o.device {
+			s.M[p.Name] = append([]float32(nil), o.m[i]...)
+			s.V[p.Name] = append([]float32(nil), o.v[i]...)
+			continue
+		}
+		m, v := make([]float32, len(p.Data)), make([]float32, len(p.Data))
+		if t := o.mirror[i]; t.m.Len() == len(m) {
+			if err := errors.Join(o.be.Download(m, t.m), o.be.Download(v, t.v)); err != nil {
+				return AdamWState{}, fmt.Errorf("trainer: adamw state of %s: %w", p.Name, err)
+			}
+		}
+		s.M[p.Name], s.V[p.Name] = m, v
 	}
-	return s
+	return s, nil
 }
 
-// SetState copies s into the optimizer. It returns an error, and changes
-// nothing, when s does not hold exactly the optimizer's parameters with
-// moments of the right lengths, or when its step count is negative.
+// SetState copies s into the optimizer (uploads it to a device). It
+// returns an error, and changes nothing, when s does not hold exactly the
+// optimizer's parameters with moments of the right lengths, or when its
+// step count is negative; on a device, the backend's error when an upload
+// fails (the moments are then undefined).
 func (o *AdamW) SetState(s AdamWState) error {
 	if s.Step < 0 {
 		return fmt.Errorf("trainer: adamw state: negative step %d", s.Step)
@@ -280,8 +306,18 @@ func (o *AdamW) SetState(s AdamWState) error {
 		}
 	}
 	for i, p := range o.params {
-		copy(o.m[i], s.M[p.Name])
-		copy(o.v[i], s.V[p.Name])
+		if !o.device {
+			copy(o.m[i], s.M[p.Name])
+			copy(o.v[i], s.V[p.Name])
+			continue
+		}
+		if err := o.moments(i); err != nil {
+			return fmt.Errorf("trainer: adamw state of %s: %w", p.Name, err)
+		}
+		t := o.mirror[i]
+		if err := errors.Join(o.be.Upload(t.m, s.M[p.Name]), o.be.Upload(t.v, s.V[p.Name])); err != nil {
+			return fmt.Errorf("trainer: adamw state of %s: %w", p.Name, err)
+		}
 	}
 	o.step = s.Step
 	return nil

@@ -39,7 +39,7 @@ func TestAdamWHandSteps(t *testing.T) {
 	if !grpoClose(float64(p.Data[0]), 0.8067820405, 1e-6) {
 		t.Errorf("step 2: data[0] = %.9g, want 0.806782", p.Data[0])
 	}
-	if st := o.State(); st.Step != 2 || !grpoClose(float64(st.M["b"][0]), 0.07, 1e-6) || !grpoClose(float64(st.V["b"][0]), 0.00031225, 1e-6) {
+	if st := stateOf(t, o); st.Step != 2 || !grpoClose(float64(st.M["b"][0]), 0.07, 1e-6) || !grpoClose(float64(st.V["b"][0]), 0.00031225, 1e-6) {
 		t.Errorf("state = step %d, m %g, v %g; want 2, 0.07, 0.00031225", st.Step, st.M["b"][0], st.V["b"][0])
 	}
 	if p.Grad[0] != 0.25 || p.Grad[1] != -0.1 {
@@ -83,7 +83,7 @@ func TestAdamWClipping(t *testing.T) {
 			if n := adamStep(t, o, 1e-3); !grpoClose(n, 5, 1e-12) {
 				t.Errorf("norm = %g, want 5 (before clipping)", n)
 			}
-			st := o.State()
+			st := stateOf(t, o)
 			got := []float64{float64(st.M["a"][0]), float64(st.M["b"][0])}
 			for i := range got {
 				if !grpoClose(got[i], tc.wantM[i], 1e-6) {
@@ -110,13 +110,13 @@ func TestAdamWSkipsNonFinite(t *testing.T) {
 			w := &policy.Param{Name: "w", Shape: []int{2, 2}, Data: []float32{1, 2, 3, 4}, Grad: []float32{1, 1, 1, 1}}
 			o := NewAdamW([]*policy.Param{w}, adamCfg(0.01, 1))
 			adamStep(t, o, 0.1)
-			before, st := slices.Clone(w.Data), o.State()
+			before, st := slices.Clone(w.Data), stateOf(t, o)
 			w.Grad[2] = tc.bad
 			n := adamStep(t, o, 0.1)
 			if math.IsNaN(n) != tc.skip {
 				t.Fatalf("norm = %g, want NaN: %v", n, tc.skip)
 			}
-			unchanged := slices.Equal(w.Data, before) && fmt.Sprint(o.State()) == fmt.Sprint(st)
+			unchanged := slices.Equal(w.Data, before) && fmt.Sprint(stateOf(t, o)) == fmt.Sprint(st)
 			if unchanged != tc.skip {
 				t.Errorf("weights and state unchanged: %v, want %v", unchanged, tc.skip)
 			}
@@ -137,7 +137,7 @@ func TestAdamWStateRoundTrip(t *testing.T) {
 		copy(pa.Grad, grads(s))
 		adamStep(t, a, CosineLR(s, 2, 10, 0.01, 0.1))
 	}
-	st := a.State()
+	st := stateOf(t, a)
 	b, pb := mk(pa.Data)
 	if err := b.SetState(st); err != nil {
 		t.Fatal(err)
@@ -150,7 +150,7 @@ func TestAdamWStateRoundTrip(t *testing.T) {
 		adamStep(t, a, lr)
 		adamStep(t, b, lr)
 	}
-	if !slices.Equal(pa.Data, pb.Data) || fmt.Sprint(a.State()) != fmt.Sprint(b.State()) {
+	if !slices.Equal(pa.Data, pb.Data) || fmt.Sprint(stateOf(t, a)) != fmt.Sprint(stateOf(t, b)) {
 		t.Errorf("resumed run diverged: %v vs %v", pa.Data, pb.Data)
 	}
 }
@@ -158,7 +158,7 @@ func TestAdamWStateRoundTrip(t *testing.T) {
 func TestAdamWSetStateErrors(t *testing.T) {
 	p := &policy.Param{Name: "w", Shape: []int{2}, Data: make([]float32, 2), Grad: make([]float32, 2)}
 	o := NewAdamW([]*policy.Param{p}, DefaultAdamWConfig())
-	good := o.State()
+	good := stateOf(t, o)
 	tests := []struct {
 		name string
 		st   AdamWState
@@ -272,7 +272,11 @@ func ExampleAdamW() {
 			panic(err)
 		}
 	}
-	fmt.Printf("w = %.2f, last grad norm < 0.05: %v, steps = %d\n", w.Data[0], norm < 0.05, opt.State().Step)
+	st, err := opt.State()
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("w = %.2f, last grad norm < 0.05: %v, steps = %d\n", w.Data[0], norm < 0.05, st.Step)
 	// Output:
 	// w = 3.00, last grad norm < 0.05: true, steps = 200
 }
@@ -284,4 +288,14 @@ func ExampleCosineLR() {
 	fmt.Println()
 	// Output:
 	// 0:0.50 1:1.00 2:1.00 6:0.55 10:0.10
+}
+
+// stateOf is o.State(), failing the test on its error.
+func stateOf(t testing.TB, o *AdamW) AdamWState {
+	t.Helper()
+	s, err := o.State()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -134,7 +134,11 @@ func (r *Run) writeCheckpoint(dir string, st *trainerState, opt *AdamW) error {
 		}
 	}
 	if opt != nil {
-		if err := saveOptimizer(filepath.Join(dir, "optimizer.safetensors"), opt.State()); err != nil {
+		state, err := opt.State()
+		if err != nil {
+			return fmt.Errorf("trainer: checkpoint: %w", err)
+		}
+		if err := saveOptimizer(filepath.Join(dir, "optimizer.safetensors"), state); err != nil {
 			return err
 		}
 	}

@@ -127,6 +127,7 @@ func (r *Run) grpoModels(st *trainerState) (*AdamW, *policy.Model, error) {
 		if err := opt.SetState(*st.Optim); err != nil {
 			return nil, nil, fmt.Errorf("trainer: resume optimizer: %w", err)
 		}
+		st.Optim = nil // in the optimizer now; the checkpoints take it from there
 	}
 	if r.Cfg.GRPO.Beta == 0 {
 		return opt, nil, nil
@@ -198,8 +199,6 @@ func (r *Run) checkpointAfterStep(st *trainerState, opt *AdamW, m Metrics) error
 	}
 	tc := time.Now()
 	st.WallS = r.wall()
-	s := opt.State()
-	st.Optim = &s
 	if err := r.saveCheckpoint(st, opt); err != nil {
 		return err
 	}
