@@ -185,9 +185,10 @@ func headBackOp(be backend.Backend, fwd *kernel, g geometry, inv float32, rows i
 		if e.err != nil || len(live) == 0 {
 			return e.err
 		}
-		grad := backend.Host(nil)
+		var grad backend.Tensor // where the chunks add dw: direct.Grad itself on a host backend
 		if direct != nil {
-			if grad = backend.Host(direct.Grad); !out.OnHost() {
+			grad = backend.Host(direct.Grad)
+			if !out.OnHost() {
 				if gradT.Len() != len(direct.Grad) {
 					if gradT, err = k.gm.scratch(len(direct.Grad)); err != nil {
 						return err
