@@ -213,13 +213,7 @@ func TestArenaBackwardIsBitIdentical(t *testing.T) {
 				if err := m.AttachLoRA(cfg, rand.New(rand.NewSource(54))); err != nil {
 					t.Fatal(err)
 				}
-				for _, a := range m.lora.Params() { // B ≠ 0, so that every adapter has a gradient
-					for j := range a.Data {
-						if a.Data[j] == 0 {
-							a.Data[j] = float32(math.Sin(float64(j))) * 0.1
-						}
-					}
-				}
+				fillZeroAdapters(m)
 			}
 			m.SetRecompute(tc.recompute)
 			if tc.fused {

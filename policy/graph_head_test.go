@@ -23,13 +23,7 @@ func runHead(t *testing.T, tied, lora bool, set func(*graphSettings)) headRun {
 		if err := m.AttachLoRA(loraConfig(3), rand.New(rand.NewSource(5))); err != nil {
 			t.Fatal(err)
 		}
-		for _, a := range m.lora.Params() { // B ≠ 0, so that every adapter has a gradient
-			for i := range a.Data {
-				if a.Data[i] == 0 {
-					a.Data[i] = float32(math.Sin(float64(i))) * 0.1
-				}
-			}
-		}
+		fillZeroAdapters(m)
 	}
 	m.SetTemperature(0.7)
 	set(&m.gs)
@@ -52,6 +46,18 @@ func runHead(t *testing.T, tied, lora bool, set func(*graphSettings)) headRun {
 		r.grads = append(r.grads, append([]float32(nil), p.Grad...))
 	}
 	return r
+}
+
+// fillZeroAdapters gives the adapters' zero weights (B at init) small
+// nonzero values, so that every adapter has a gradient.
+func fillZeroAdapters(m *Model) {
+	for _, a := range m.lora.Params() {
+		for i := range a.Data {
+			if a.Data[i] == 0 {
+				a.Data[i] = float32(math.Sin(float64(i))) * 0.1
+			}
+		}
+	}
 }
 
 // TestFusedHeadMatchesUnfused checks the chunked, fused LM head against
