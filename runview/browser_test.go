@@ -179,6 +179,16 @@ func TestBrowserPage(t *testing.T) {
 	if err != nil || !strings.HasPrefix(tip, "step ") || !strings.Contains(tip, "tiny-tool-arith: ") || !strings.Contains(tip, "(raw ") {
 		t.Errorf("hover tooltip %q (%v): want the step and each run's smoothed and raw value", tip, err)
 	}
+	// The header shows the last value as logged, and the smoothed one
+	// labelled as such.
+	head, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`(() => {
+	  const r = View.runs[0], ys = r.series['reward/mean'];
+	  const last = document.querySelector('.chart[data-metric="reward/mean"] .last').textContent;
+	  return [last, Plot.fmt(ys[ys.length - 1])];
+	})()`))
+	if err != nil || len(head) != 2 || !strings.HasPrefix(head[0], head[1]+" (smoothed ") {
+		t.Errorf("reward/mean header %q (%v): want the last logged value first, then the smoothed one labelled", head, err)
+	}
 	type cfgRows struct{ All, Differ int }
 	cr, err := chromedp.Run(ctx, chromedp.Evaluate[cfgRows](`(async () => {
 	  document.querySelector('#tabs button[data-tab="config"]').click();

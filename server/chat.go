@@ -29,6 +29,9 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
+	if err := s.checkModel(in.Model); err != nil {
+		return err
+	}
 	p, err := s.renderChat(in)
 	if err != nil {
 		return err
@@ -95,8 +98,10 @@ func (s *Server) renderChat(in openai.ChatRequest) (chatPrompt, error) {
 	switch {
 	case choice.Mode == "none":
 		tools = nil
+	case choice.Name != "" && len(tools) == 0:
+		return chatPrompt{}, badField("tool_choice", "tool_choice names the function %q, but the request has no tools: send the function in tools, or drop tool_choice", choice.Name)
 	case choice.Mode == "required" && len(tools) == 0:
-		return chatPrompt{}, badField("tool_choice", "tool_choice %q needs tools", "required")
+		return chatPrompt{}, badField("tool_choice", "tool_choice \"required\" needs tools: send tools, or use tool_choice \"auto\"")
 	case choice.Name != "":
 		if !names[choice.Name] {
 			return chatPrompt{}, badField("tool_choice", "tool_choice names %q, which is not among the tools", choice.Name)

@@ -22,6 +22,9 @@ func (s *Server) completions(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeBody(r, &in); err != nil {
 		return err
 	}
+	if err := s.checkModel(in.Model); err != nil {
+		return err
+	}
 	text, ids, err := s.completionPrompt(in.Prompt)
 	if err != nil {
 		return err

@@ -146,14 +146,22 @@ function seriesOf(c) {
   return series;
 }
 
+// lastValue is the header's figure for one run: its last value as
+// logged, then the smoothed curve's value there when smoothing moves it.
+function lastValue(s) {
+  for (let i = s.ys.length - 1; i >= 0; i--) {
+    if (Number.isNaN(s.ys[i])) continue;
+    const raw = Plot.fmt(s.ys[i]), sm = Plot.fmt(s.sm[i]);
+    return sm === raw ? raw : `${raw} (smoothed ${sm})`;
+  }
+  return '–';
+}
+
 function drawChart(c) {
   const series = seriesOf(c);
   if (!Plot.draw(c.canvas, series, View.raw)) return false;
   c.el.dataset.points = series.map(s => Plot.count(s.ys)).join(' ');
-  c.last.textContent = series.map(s => {
-    for (let i = s.sm.length - 1; i >= 0; i--) if (!Number.isNaN(s.sm[i])) return Plot.fmt(s.sm[i]);
-    return '–';
-  }).join(' · ');
+  c.last.textContent = series.map(lastValue).join(' · ');
   return true;
 }
 
