@@ -10,6 +10,7 @@ require (
 	github.com/schollz/progressbar/v2 v2.15.0
 	github.com/sugarme/tokenizer v0.3.0
 	github.com/traefik/yaegi v0.16.1
+	github.com/yuin/goldmark v1.8.7
 	golang.org/x/sys v0.49.0
 	golang.org/x/text v0.28.0
 	gonum.org/v1/gonum v0.17.0
