@@ -1,0 +1,4 @@
+package main
+
+// The CUDA backends register themselves when their package is linked.
+import _ "github.com/artist-rl/artist/policy/backend/cuda" // registers "cuda" and "cudaemu"
