@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/artist-rl/artist/checkpoint"
 	_ "github.com/artist-rl/artist/envs/builtin" // the default task
 	"github.com/artist-rl/artist/openai"
 	"github.com/artist-rl/artist/server"
@@ -162,11 +163,11 @@ func servers(srvs ...*rolloutServer) string {
 // finalWeights is the SHA-256 of the run's latest checkpoint's weights.
 func finalWeights(t *testing.T, dir string) string {
 	t.Helper()
-	ck, err := trainer.LatestCheckpoint(dir)
+	ck, err := checkpoint.Latest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sha, err := trainer.FileSHA256(ck, "model.safetensors")
+	sha, err := checkpoint.FileSHA256(ck, "model.safetensors")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +235,7 @@ func sameAs(t *testing.T, dir, ref string) {
 // on.
 func serverCheckpoint(t *testing.T) string {
 	t.Helper()
-	ck, err := trainer.LatestCheckpoint(referenceRun(t))
+	ck, err := checkpoint.Latest(referenceRun(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,7 +341,7 @@ func TestRefusedServers(t *testing.T) {
 	if err := train(other, "tokenizer_merges=8", "grpo.steps=0", "warmstart.steps=1"); err != nil {
 		t.Fatal(err)
 	}
-	otherCk, err := trainer.LatestCheckpoint(other)
+	otherCk, err := checkpoint.Latest(other)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,11 +13,11 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/artist-rl/artist/checkpoint"
 	"github.com/artist-rl/artist/fleet"
 	"github.com/artist-rl/artist/openai"
 	"github.com/artist-rl/artist/policy"
 	"github.com/artist-rl/artist/server"
-	"github.com/artist-rl/artist/trainer"
 )
 
 // vllmServer is artist serve started on a model folder, behind a handler
@@ -133,11 +133,11 @@ func TestTrainOnVLLMReload(t *testing.T) {
 		}
 	}
 	// The folder holds the last version pushed: the weights after step 1.
-	got, err := trainer.FileSHA256(modelDir, "model.safetensors")
+	got, err := checkpoint.FileSHA256(modelDir, "model.safetensors")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want, err := trainer.FileSHA256(filepath.Join(dir, "checkpoints", "step-000001"), "model.safetensors"); err != nil || got != want {
+	if want, err := checkpoint.FileSHA256(filepath.Join(dir, "checkpoints", "step-000001"), "model.safetensors"); err != nil || got != want {
 		t.Errorf("the model folder's weights sha256 %s, the step-1 checkpoint's %s (%v)", got, want, err)
 	}
 	if tok, err := os.ReadFile(filepath.Join(modelDir, "tokenizer.json")); err != nil || !bytes.Equal(tok, tokBefore) {

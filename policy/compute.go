@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/artist-rl/artist/policy/backend"
-	_ "github.com/artist-rl/artist/policy/backend/cpu" // registers the go and openblas backends
 	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
 	G "gorgonia.org/gorgonia"

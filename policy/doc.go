@@ -7,8 +7,13 @@
 //
 //   - a gorgonia graph (the training path) that computes the log-probability
 //     of given tokens under a causal mask and its gradient, and
-//   - plain Go with a KV cache (the sampling path) that decodes a batch of
-//     sequences one token at a time.
+//   - decoding with a KV cache (the sampling path), which decodes a batch
+//     of sequences one token at a time.
+//
+// The decoder block is written once (block.go), forward and backward side
+// by side: each layer of the training graph is one node that runs it
+// (graph_block.go), and decoding runs its forward pass over the session's
+// caches (sample.go).
 //
 // Tests prove that both paths give the same per-token log-probs.
 //
@@ -36,8 +41,20 @@
 // exactly as its reference implementation does (tested on a corpus of over
 // 2,000 strings). Chat templates render in package chat.
 //
-// Shape legend used in the model code:
+// Shape legend, the one the whole package's code and comments use:
 //
-//	B batch, T tokens, C channels (hidden size), H query heads,
-//	K key/value heads, D head dim (C/H), F MLP width, V vocab.
+//	N  rows, one token each: in training N = B·T, row b·T+t holding token
+//	   t of sequence b; in decoding the tokens fed in one call, the
+//	   sequences laid end to end
+//	B  sequences of a training batch, padded to a power of two up to 8,
+//	   to a multiple of 8 above
+//	T  their padded length, a multiple of 16
+//	S  sequences fed in one decoding call
+//	P  positions a sequence holds (its key/value cache's rows)
+//	R  rows of one chunk of the fused LM head
+//	C  channels (hidden size)
+//	H  query heads, K key/value heads, D head dim (C/H)
+//	F  MLP width
+//	V  vocab
+//	r  the LoRA adapters' rank
 package policy

@@ -2,12 +2,8 @@ package policy
 
 // What the sampling path (sample.go) and the training graph (graph_ops.go)
 // share: the model's sizes and the calls into its backend. The kernels
-// themselves belong to the backend (package policy/backend).
-//
-// Shape legend:
-//
-//	N rows (one token per row), C channels, H query heads, K key/value
-//	heads, D head dim, F MLP width, V vocab, P positions held by a sequence.
+// themselves belong to the backend (package policy/backend). Shapes as in
+// the package's legend (doc.go).
 
 import (
 	"math"
@@ -30,6 +26,21 @@ func geometryOf(c Config) geometry {
 		eps:   float32(c.RMSNormEps),
 		scale: float32(1 / math.Sqrt(float64(D))),
 	}
+}
+
+// targetDims is the (out, in) of a LoRA target's weight.
+func (g geometry) targetDims(t loraTarget) (out, in int) {
+	switch t {
+	case targetQ:
+		return g.H * g.D, g.C
+	case targetK, targetV:
+		return g.K * g.D, g.C
+	case targetO:
+		return g.C, g.H * g.D
+	case targetGate, targetUp:
+		return g.F, g.C
+	}
+	return g.C, g.F // down
 }
 
 // heads is the attention geometry as the backend takes it.

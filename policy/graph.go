@@ -1,11 +1,8 @@
 package policy
 
 // The training path: a gorgonia graph over a padded batch that computes
-// per-token log-probs and the gradient of a weighted sum of them.
-//
-// Shape legend: B sequences, T padded length (a multiple of 16), N = B·T
-// rows (row b·T+t holds token t of sequence b), C channels, H query heads,
-// K key/value heads, D head dim, F MLP width, V vocab.
+// per-token log-probs and the gradient of a weighted sum of them. Shapes
+// as in the package's legend (doc.go).
 
 import (
 	"fmt"
@@ -35,7 +32,7 @@ type graphSettings struct {
 	// graph's logits would hold more than headFuseAbove values, with
 	// chunks of headChunkValues logits (at least one row).
 	headFuseAbove, headChunkValues int
-	recompute                      bool // decoder blocks recompute their values in the backward pass (graph_recompute.go)
+	recompute                      bool // decoder blocks recompute their values in the backward pass (graph_block.go)
 }
 
 func defaultGraphSettings() graphSettings {
@@ -280,7 +277,7 @@ type builder struct {
 	// Param.Grad themselves; scratchBytes sizes kernels' own buffers.
 	direct       map[*Param]bool
 	scratchBytes int64
-	blocks       *blockScratch         // the decoder blocks' shared buffers when they recompute
+	blocks       *blockShared          // what the decoder blocks share
 	directEmbed  bool                  // the embedding's gradient is added into Param.Grad by the anchor's kernel
 	children     map[*G.Node][]*G.Node // the inputs of every node op made, for backprop
 }
@@ -299,28 +296,6 @@ func (b *builder) op(k *kernel, in ...*G.Node) *G.Node {
 		b.children[n] = in
 	}
 	return n
-}
-
-// add is x + y (addOp), the residual connection.
-func (b *builder) add(x, y *G.Node) *G.Node {
-	if b.err != nil {
-		return nil
-	}
-	return b.op(addOp(b.be, x.Dims()), x, y)
-}
-
-// layer adds decoder block l: x [N, C] → [N, C].
-func (b *builder) layer(x *G.Node, l int, L Layer) *G.Node {
-	g, be := b.g, b.be
-	h := b.norm(x, L.AttnNorm)                                                                          // [N, C]
-	q := b.op(ropeOp(be, g.H, g.D, b.T, false, b.cosT, b.sinT), b.proj(h, l, targetQ, L.Q, L.QB))       // [N, H·D]
-	k := b.op(ropeOp(be, g.K, g.D, b.T, false, b.cosT, b.sinT), b.proj(h, l, targetK, L.K, L.KB))       // [N, K·D]
-	v := b.proj(h, l, targetV, L.V, L.VB)                                                               // [N, K·D]
-	a := b.op(attnOp(be, g, b.T, b.gs.maxSavedProbs), q, k, v)                                          // [N, H·D]
-	x = b.add(x, b.proj(a, l, targetO, L.O, nil))                                                       // [N, C]
-	h = b.norm(x, L.MLPNorm)                                                                            // [N, C]
-	act := b.op(swigluOp(be), b.proj(h, l, targetGate, L.Gate, nil), b.proj(h, l, targetUp, L.Up, nil)) // [N, F]
-	return b.add(x, b.proj(act, l, targetDown, L.Down, nil))                                            // [N, C]
 }
 
 // graphParams are the parameters a graph of m reads: every weight, then
@@ -349,25 +324,13 @@ func buildGraph(m *Model, B, T int) (*trainGraph, error) {
 			return nil, fmt.Errorf("policy: graph inputs: %w", err)
 		}
 	}
-	for _, p := range m.graphParams() {
-		n := G.NewTensor(eg, tensor.Float32, len(p.Shape), G.WithShape(p.Shape...), G.WithName(p.Name), G.WithValue(backed(p)))
-		b.pn[p] = n
-		tg.params = append(tg.params, n)
-	}
-	input := func(name string, data []float32) *G.Node {
-		v := tensor.New(tensor.WithShape(N), tensor.WithBacking(data))
-		return G.NewVector(eg, tensor.Float32, G.WithShape(N), G.WithName(name), G.WithValue(v))
-	}
-	ids, targets, coef := input("ids", tg.ids), input("targets", tg.targets), input("coef", tg.coef) // [N] each
+	ids, targets, coef := b.inputs(eg, m, tg) // [N] each
 
 	x, anchor := b.embed(eg, m, ids, N) // [N, C]
 	for l, L := range m.Layers {
-		if m.gs.recompute {
-			x = b.recomputedLayer(x, l, L)
-		} else {
-			x = b.layer(x, l, L)
-		}
+		x = b.block(x, l, L) // [N, C]
 	}
+	b.err = b.allocBlocks()
 	x = b.norm(x, m.Norm)                   // [N, C]
 	tg.logp = b.head(x, m.Head, targets, N) // [N]
 	if b.err != nil {
@@ -379,21 +342,7 @@ func buildGraph(m *Model, B, T int) (*trainGraph, error) {
 		gm.release()
 		return nil, fmt.Errorf("policy: graph cost: %w", b.err)
 	}
-	wrt := make([]*G.Node, 0, len(tg.params))
-	for _, p := range m.TrainParams() {
-		if b.direct[p] && !(p == m.Embed && p == m.Head && !b.directEmbed) { // a tied head's embedding may also have the graph's gradient
-			continue
-		}
-		tg.wrt = append(tg.wrt, p)
-		wrt = append(wrt, b.pn[p])
-	}
-	if anchor != nil {
-		// The blocks' backward kernels add the adapters' (or all)
-		// gradients themselves: asking for the anchor's makes the graph
-		// run every one of them even when no gradient node is left for a
-		// trainable parameter.
-		wrt = append(wrt, anchor)
-	}
+	wrt := b.wrt(m, tg, anchor)
 	all, err := b.backprop(eg, cost, wrt)
 	if err != nil {
 		gm.release()
@@ -415,6 +364,43 @@ func buildGraph(m *Model, B, T int) (*trainGraph, error) {
 	tg.vm = G.NewTapeMachine(eg)
 	tg.eg, tg.saves, tg.scratch, tg.gm = eg, b.saves, b.scratchBytes, gm
 	return tg, nil
+}
+
+// inputs adds the graph's parameter nodes (to b.pn and tg.params) and
+// returns its input nodes ids, targets and coef [N], which read tg's.
+func (b *builder) inputs(eg *G.ExprGraph, m *Model, tg *trainGraph) (ids, targets, coef *G.Node) {
+	for _, p := range m.graphParams() {
+		n := G.NewTensor(eg, tensor.Float32, len(p.Shape), G.WithShape(p.Shape...), G.WithName(p.Name), G.WithValue(backed(p)))
+		b.pn[p] = n
+		tg.params = append(tg.params, n)
+	}
+	N := len(tg.ids)
+	input := func(name string, data []float32) *G.Node {
+		v := tensor.New(tensor.WithShape(N), tensor.WithBacking(data))
+		return G.NewVector(eg, tensor.Float32, G.WithShape(N), G.WithName(name), G.WithValue(v))
+	}
+	return input("ids", tg.ids), input("targets", tg.targets), input("coef", tg.coef)
+}
+
+// wrt lists the nodes whose gradients the graph computes: the trainable
+// parameters whose gradients no kernel adds into Param.Grad itself (their
+// params go to tg.wrt), then the anchor when there is one. The blocks'
+// backward kernels add their weights' or adapters' gradients themselves:
+// asking for the anchor's gradient makes the graph run every one of them
+// even when no gradient node is left for a trainable parameter.
+func (b *builder) wrt(m *Model, tg *trainGraph, anchor *G.Node) []*G.Node {
+	wrt := make([]*G.Node, 0, len(tg.params))
+	for _, p := range m.TrainParams() {
+		if b.direct[p] && !(p == m.Embed && p == m.Head && !b.directEmbed) { // a tied head's embedding may also have the graph's gradient
+			continue
+		}
+		tg.wrt = append(tg.wrt, p)
+		wrt = append(wrt, b.pn[p])
+	}
+	if anchor != nil {
+		wrt = append(wrt, anchor)
+	}
+	return wrt
 }
 
 // tables gives the builder the rotary tables as the backend holds them.

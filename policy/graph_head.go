@@ -5,8 +5,8 @@ package policy
 // forward and backward, a chunk of rows at a time, so that the [N, V]
 // logits (and their gradient) never exist whole. The backward pass
 // recomputes each chunk's logits from x and W, as fused linear
-// cross-entropy does (Liger, verl). Shape legend as in graph.go; R rows
-// per chunk.
+// cross-entropy does (Liger, verl). Shapes as in the package's legend
+// (doc.go).
 
 import (
 	"fmt"

@@ -2,9 +2,8 @@ package policy
 
 // The training graph's operations, forward and backward, each computed by
 // one kernel of the model's backend. Every backward kernel overwrites its
-// whole output (outputs are reused between runs). Shape legend as in
-// graph_ops.go: N rows, C channels, H/K query and key/value heads, D head
-// dim, F MLP width, V vocab.
+// whole output (outputs are reused between runs). Shapes as in the
+// package's legend (doc.go).
 
 import (
 	"fmt"
@@ -170,57 +169,6 @@ func colSumOp(be backend.Backend) *kernel {
 		shape: func(in []tensor.Shape) tensor.Shape { return tensor.Shape{in[0][1]} },
 		fwd: func(out backend.Tensor, in []backend.Tensor, _ []tensor.Shape) error {
 			return be.ColSum(out, in[0])
-		},
-	}
-}
-
-// ropeOp rotates the nh heads of every row of x [N, nh·D]; row r holds
-// position r mod T. Its gradient is the inverse rotation.
-func ropeOp(be backend.Backend, nh, D, T int, inverse bool, cos, sin backend.Tensor) *kernel {
-	return &kernel{
-		name: fmt.Sprintf("rope(%d,%d,%d,%t)", nh, D, T, inverse), inDims: []int{2}, outDims: 2, shape: same,
-		fwd: func(out backend.Tensor, in []backend.Tensor, s []tensor.Shape) error {
-			pos := make([]int, s[0][0])
-			for r := range pos {
-				pos[r] = r % T
-			}
-			return be.Rope(out, in[0], nh, D, pos, cos, sin, inverse)
-		},
-		diff: []bool{true},
-		grad: func(_ G.Nodes, _, dy *G.Node) (G.Nodes, error) {
-			return grads(ropeOp(be, nh, D, T, !inverse, cos, sin), nodes(dy))
-		},
-	}
-}
-
-// swigluOp is y = silu(gate) ⊙ up over [N, F].
-func swigluOp(be backend.Backend) *kernel {
-	k := &kernel{
-		name: "swiglu", inDims: []int{2, 2}, outDims: 2, shape: same,
-		diff: []bool{true, true},
-		save: func(in []tensor.Shape) int { return in[0].TotalSize() },
-	}
-	k.fwd = func(out backend.Tensor, in []backend.Tensor, _ []tensor.Shape) error {
-		return be.SwiGLU(out, k.savedT, in[0], in[1])
-	}
-	k.grad = func(in G.Nodes, out, dy *G.Node) (G.Nodes, error) {
-		return grads(swigluBackOp(be, k, true), nodes(in[0], in[1], out, dy), swigluBackOp(be, k, false), nodes(in[0], in[1], out, dy))
-	}
-	return k
-}
-
-// swigluBackOp takes gate, up, the forward output y and dy and gives
-// dgate (or dup when not gate), reading what fwd saved
-// (backend.Kernels.SwiGLUBack).
-func swigluBackOp(be backend.Backend, fwd *kernel, gate bool) *kernel {
-	return &kernel{
-		name: fmt.Sprintf("swigluBack(%t)", gate), inDims: []int{2, 2, 2, 2}, outDims: 2, shape: same,
-		fwd: func(out backend.Tensor, in []backend.Tensor, _ []tensor.Shape) error {
-			dg, du := out, backend.Tensor{}
-			if !gate {
-				dg, du = du, dg
-			}
-			return be.SwiGLUBack(dg, du, in[0], in[1], fwd.savedT, in[3])
 		},
 	}
 }

@@ -14,6 +14,7 @@ package policy
 
 import (
 	"fmt"
+	"runtime"
 
 	"github.com/artist-rl/artist/policy/backend"
 )
@@ -24,6 +25,7 @@ type graphMemory struct {
 	host  bool                        // be computes on host tensors (HostBLAS is not nil)
 	t     map[*float32]backend.Tensor // device: the tensor of a value, by its host data
 	owned []backend.Tensor            // device tensors the graph allocated, freed by release
+	freed []func()                    // host arenas the graph mapped, unmapped by release
 }
 
 func newGraphMemory(be backend.Backend) *graphMemory {
@@ -103,12 +105,29 @@ func (gm *graphMemory) download(d []float32) error {
 	return gm.be.Download(d, t)
 }
 
-// release frees the device tensors the graph allocated.
+// release frees the device tensors the graph allocated and unmaps its
+// host arenas.
 func (gm *graphMemory) release() {
 	for _, t := range gm.owned {
 		gm.be.Free(t)
 	}
-	gm.owned, gm.t = nil, map[*float32]backend.Tensor{}
+	for _, f := range gm.freed {
+		f()
+	}
+	gm.owned, gm.freed, gm.t = nil, nil, map[*float32]backend.Tensor{}
+}
+
+// arena returns n zeroed values the graph owns in one piece: on a host
+// backend outside the Go heap (hostArena), unmapped by release or once gm
+// is collected; a device tensor freed by release otherwise.
+func (gm *graphMemory) arena(n int) (backend.Tensor, error) {
+	if !gm.host {
+		return gm.scratch(n)
+	}
+	mem, free := hostArena(n)
+	gm.freed = append(gm.freed, free)
+	runtime.AddCleanup(gm, func(free func()) { free() }, free)
+	return backend.Host(mem), nil
 }
 
 // addGrad adds the values of t [len(grad)] into grad on the host, in
@@ -122,7 +141,7 @@ func addGrad(be backend.Backend, grad []float32, t backend.Tensor, tmp []float32
 			return err
 		}
 	}
-	add(grad, src)
+	parallelChunks(len(src), func(lo, hi int) { add(grad[lo:hi], src[lo:hi]) })
 	return nil
 }
 

@@ -4,10 +4,8 @@ package policy
 // and backward passes each call the backend's kernels, so the graph has one node per
 // model operation (no broadcast or transpose nodes that copy), and no node
 // ever writes into its inputs: the weight tensors, which share their
-// backing arrays with Param.Data, are only read.
-//
-// Shape legend: N = B·T rows (one token per row), C channels, H query
-// heads, K key/value heads, D head dim, F MLP width, V vocab.
+// backing arrays with Param.Data, are only read. Shapes as in the
+// package's legend (doc.go).
 
 import (
 	"fmt"

@@ -16,8 +16,6 @@ import (
 	"math"
 	"math/rand"
 	"slices"
-
-	"github.com/artist-rl/artist/policy/backend"
 )
 
 // loraTarget indexes the seven linear layers an adapter can attach to.
@@ -150,20 +148,7 @@ func peftName(layer int, t loraTarget, which string) string {
 }
 
 // targetDims is the (out, in) of a target's weight.
-func (m *Model) targetDims(t loraTarget) (out, in int) {
-	g := geometryOf(m.Config)
-	switch t {
-	case targetQ:
-		return g.H * g.D, g.C
-	case targetK, targetV:
-		return g.K * g.D, g.C
-	case targetO:
-		return g.C, g.H * g.D
-	case targetGate, targetUp:
-		return g.F, g.C
-	}
-	return g.C, g.F // down
-}
+func (m *Model) targetDims(t loraTarget) (out, in int) { return geometryOf(m.Config).targetDims(t) }
 
 // newLoRA allocates zeroed adapters of cfg (valid, enabled) for m.
 func (m *Model) newLoRA(cfg LoRAConfig) *LoRA {
@@ -321,36 +306,4 @@ func (m *Model) merge(a *Adapter) error {
 func (m *Model) targetWeight(layer int, t loraTarget) *Param {
 	L := m.Layers[layer]
 	return [numTargets]*Param{L.Q, L.K, L.V, L.O, L.Gate, L.Up, L.Down}[t]
-}
-
-// adapt adds s·(x·Aᵀ)·Bᵀ to y [N, out] for x [N, in], the sampling path's
-// adapter of layer l's target t; nothing without one.
-func (m *Model) adapt(l int, t loraTarget, y, x backend.Tensor, N int) error {
-	if m.lora == nil {
-		return nil
-	}
-	a := m.lora.at[l][t]
-	if a == nil {
-		return nil
-	}
-	out, in := m.targetDims(t)
-	r := m.lora.Config.Rank
-	A, err := m.weight(a.A)
-	if err != nil {
-		return err
-	}
-	B, err := m.weight(a.B)
-	if err != nil {
-		return err
-	}
-	u, err := m.be.Alloc(N * r) // [N, r]
-	if err != nil {
-		return err
-	}
-	defer m.be.Free(u)
-	var e errs
-	e.add(m.be.MatMul(false, true, N, r, in, x.Slice(0, N*in), A, 0, u))
-	e.add(m.be.Scale(u, m.lora.scale))
-	e.add(m.be.MatMul(false, true, N, out, r, u, B, 1, y.Slice(0, N*out)))
-	return e.err
 }

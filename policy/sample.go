@@ -2,11 +2,8 @@ package policy
 
 // The sampling path: decoding with a key/value cache, and the log-probs
 // of whole sequences, computed by the model's backend on its own tensors
-// (session.go holds the caches, weights.go the weights).
-//
-// Shape legend: N rows (the tokens fed in one call, all sequences laid
-// end to end), S fed sequences, C channels, H query heads, K key/value
-// heads, D head dim, F MLP width, V vocab, P positions held by a sequence.
+// (session.go holds the caches, weights.go the weights, block.go the
+// decoder block). Shapes as in the package's legend (doc.go).
 
 import (
 	"fmt"
@@ -187,13 +184,16 @@ func (s *Session) forward(lay layout) (x backend.Tensor, err error) {
 	if err != nil {
 		return x, err
 	}
-	b, err := newBuffers(be, g, N, lay.rowwise)
+	b, err := newBuffers(s.m, N, lay.rowwise)
 	defer b.free(be)
 	if err != nil {
 		return x, err
 	}
-	for l := range s.m.Layers {
-		if err = s.block(l, x, lay, b); err != nil {
+	mode := &stepMode{s: s, lay: lay, acc: b.acc}
+	v := b.values(x)
+	for l, L := range s.m.Layers {
+		bk := &block{be: be, g: g, L: L, l: l, N: N, lora: s.m.lora, mode: mode, v: v}
+		if err = bk.forward(x, x); err != nil {
 			return x, fmt.Errorf("layer %d: %w", l, err)
 		}
 	}
@@ -205,25 +205,23 @@ type buffers struct {
 	h, q, k, v, o backend.Tensor // [N, C], [N, H·D], [N, K·D], [N, K·D], [N, H·D]
 	gate, up      backend.Tensor // [N, F]
 	acc           backend.Tensor // [N, C]: products to add, for a rowwise layout
+	u             backend.Tensor // [N, r]: an adapter's product, with adapters
 }
 
-// newBuffers allocates the scratch of N rows; on an error the buffers
-// allocated so far are returned too, for free.
-func newBuffers(be backend.Backend, g geometry, N int, rowwise bool) (*buffers, error) {
+// newBuffers allocates the scratch of N rows for m; on an error the
+// buffers allocated so far are returned too, for free.
+func newBuffers(m *Model, N int, rowwise bool) (*buffers, error) {
+	g, b := geometryOf(m.Config), &buffers{}
 	HD, KD := g.H*g.D, g.K*g.D
-	b := &buffers{}
-	sizes := []struct {
-		t *backend.Tensor
-		n int
-	}{{&b.h, N * g.C}, {&b.q, N * HD}, {&b.k, N * KD}, {&b.v, N * KD}, {&b.o, N * HD}, {&b.gate, N * g.F}, {&b.up, N * g.F}}
+	sizes := []sized{{&b.h, N * g.C}, {&b.q, N * HD}, {&b.k, N * KD}, {&b.v, N * KD}, {&b.o, N * HD}, {&b.gate, N * g.F}, {&b.up, N * g.F}}
 	if rowwise {
-		sizes = append(sizes, struct {
-			t *backend.Tensor
-			n int
-		}{&b.acc, N * g.C})
+		sizes = append(sizes, sized{&b.acc, N * g.C})
+	}
+	if m.lora != nil {
+		sizes = append(sizes, sized{&b.u, N * m.lora.Config.Rank})
 	}
 	for _, sz := range sizes {
-		t, err := be.Alloc(sz.n)
+		t, err := m.be.Alloc(sz.n)
 		if err != nil {
 			return b, err
 		}
@@ -233,64 +231,71 @@ func newBuffers(be backend.Backend, g geometry, N int, rowwise bool) (*buffers, 
 }
 
 func (b *buffers) free(be backend.Backend) {
-	for _, t := range []backend.Tensor{b.h, b.q, b.k, b.v, b.o, b.gate, b.up, b.acc} {
+	for _, t := range []backend.Tensor{b.h, b.q, b.k, b.v, b.o, b.gate, b.up, b.acc, b.u} {
 		be.Free(t)
 	}
 }
 
-// block applies decoder layer l to x [N, C] in place.
-func (s *Session) block(l int, x backend.Tensor, lay layout, b *buffers) error {
-	g, L, be := s.g, s.m.Layers[l], s.m.be
-	N, HD, KD := len(lay.tokens), g.H*g.D, g.K*g.D
-	var e errs
-	// w is p's tensor, fetched right before the product that reads it: a
-	// frozen weight is widened into a scratch the next fetch reuses.
-	w := func(p *Param) backend.Tensor {
-		t, err := s.weight(p)
-		e.add(err)
-		return t
+// values are the block's values over the buffers, in place in x: h1 and
+// h2 share a buffer, as do the gate and its activation, and every
+// adapter's product; nothing is saved.
+func (b *buffers) values(x backend.Tensor) *blockValues {
+	v := &blockValues{h1: b.h, q: b.q, k: b.k, v: b.v, a: b.o, x2: x, h2: b.h, gt: b.gate, up: b.up, act: b.gate}
+	for t := range v.u {
+		v.u[t] = b.u
 	}
-	e.add(be.RMSNorm(b.h, x, w(L.AttnNorm), g.C, g.eps))
-	e.add(s.product(b.q, b.h, lay, g.C, w(L.Q), w(L.QB), HD))
-	e.add(s.product(b.k, b.h, lay, g.C, w(L.K), w(L.KB), KD))
-	e.add(s.product(b.v, b.h, lay, g.C, w(L.V), w(L.VB), KD))
-	e.add(s.m.adapt(l, targetQ, b.q, b.h, N)) // LoRA adapters, when attached
-	e.add(s.m.adapt(l, targetK, b.k, b.h, N))
-	e.add(s.m.adapt(l, targetV, b.v, b.h, N))
-	e.add(be.Rope(b.q, b.q, g.H, g.D, lay.pos, s.cos, s.sin, false))
-	e.add(be.Rope(b.k, b.k, g.K, g.D, lay.pos, s.cos, s.sin, false))
-	for _, sp := range lay.spans {
-		e.add(s.cache(l, sp.seq, sp.p0, b.k.Slice(sp.row*KD, (sp.row+sp.n)*KD), b.v.Slice(sp.row*KD, (sp.row+sp.n)*KD)))
-	}
-	if e.err != nil {
-		return e.err // attention reads the caches
-	}
-	e.add(s.attend(l, b, lay))
-	e.add(s.addProduct(x, b.o, lay, HD, w(L.O), g.C, b.acc)) // x += o·Oᵀ
-	e.add(s.m.adapt(l, targetO, x, b.o, N))
-	e.add(be.RMSNorm(b.h, x, w(L.MLPNorm), g.C, g.eps))
-	e.add(s.product(b.gate, b.h, lay, g.C, w(L.Gate), backend.Tensor{}, g.F))
-	e.add(s.product(b.up, b.h, lay, g.C, w(L.Up), backend.Tensor{}, g.F))
-	e.add(s.m.adapt(l, targetGate, b.gate, b.h, N))
-	e.add(s.m.adapt(l, targetUp, b.up, b.h, N))
-	e.add(be.SwiGLU(b.gate, backend.Tensor{}, b.gate, b.up))
-	e.add(s.addProduct(x, b.gate, lay, g.F, w(L.Down), g.C, b.acc)) // x += act·Downᵀ
-	e.add(s.m.adapt(l, targetDown, x, b.gate, N))
-	return e.err
+	return v
 }
 
-// attend fills b.o with causal attention of every fed row over its
-// sequence's cache.
-func (s *Session) attend(l int, b *buffers, lay layout) error {
-	spans := make([]backend.Span, len(lay.spans))
-	keys := make([]backend.Tensor, len(lay.spans))
-	vals := make([]backend.Tensor, len(lay.spans))
-	for i, sp := range lay.spans {
-		spans[i] = backend.Span{Row: sp.row, N: sp.n, P0: sp.p0}
-		keys[i], vals[i] = s.held(l, sp.seq, sp.p0+sp.n)
-	}
-	return s.m.be.AttendCached(b.o, b.q, keys, vals, spans, s.g.heads())
+// stepMode runs a block over the rows of a layout: products as the
+// layout asks (rowwise or not), attention over each sequence's caches,
+// which it first extends with the rows' keys and values.
+type stepMode struct {
+	s   *Session
+	lay layout
+	acc backend.Tensor // [N, C] for a rowwise layout's residual products
 }
+
+// weight fetches p right before the product that reads it: a frozen
+// weight is widened into a scratch the next fetch reuses.
+func (m *stepMode) weight(p *Param) (backend.Tensor, error) { return m.s.weight(p) }
+
+func (m *stepMode) linear(y, x backend.Tensor, in int, w, bias backend.Tensor, out int) error {
+	return m.s.product(y, x, m.lay, in, w, bias, out)
+}
+
+// residual adds into x in place (y is x): the base product, then the
+// adapter's term.
+func (m *stepMode) residual(bk *block, t loraTarget, y, _, a backend.Tensor, w *Param, in int) error {
+	W, err := m.s.weight(w)
+	if err != nil {
+		return err
+	}
+	if err := m.s.addProduct(y, a, m.lay, in, W, bk.g.C, m.acc); err != nil {
+		return err
+	}
+	return bk.adapt(t, y, a, in, bk.g.C)
+}
+
+// attend appends each span's rotated keys and values to its sequence's
+// layer caches, then attends over them.
+func (m *stepMode) attend(bk *block) error {
+	s, v, KD := m.s, bk.v, bk.g.K*bk.g.D
+	spans := make([]backend.Span, len(m.lay.spans))
+	keys := make([]backend.Tensor, len(m.lay.spans))
+	vals := make([]backend.Tensor, len(m.lay.spans))
+	for i, sp := range m.lay.spans {
+		lo, hi := sp.row*KD, (sp.row+sp.n)*KD
+		if err := s.cache(bk.l, sp.seq, sp.p0, v.k.Slice(lo, hi), v.v.Slice(lo, hi)); err != nil {
+			return err
+		}
+		spans[i] = backend.Span{Row: sp.row, N: sp.n, P0: sp.p0}
+		keys[i], vals[i] = s.held(bk.l, sp.seq, sp.p0+sp.n)
+	}
+	return s.m.be.AttendCached(v.a, v.q, keys, vals, spans, s.g.heads())
+}
+
+func (m *stepMode) rope() ([]int, backend.Tensor, backend.Tensor) { return m.lay.pos, m.s.cos, m.s.sin }
 
 // logProbChunk bounds the tokens of one forward call in LogProbs, which
 // bounds its memory.

@@ -1,10 +1,8 @@
 package policy
 
 // A Session's state: which sequences it holds and their key/value caches,
-// which live in the backend's memory.
-//
-// Shape legend as in sample.go: K key/value heads, D head dim, P positions
-// held by a sequence.
+// which live in the backend's memory. Shapes as in the package's legend
+// (doc.go).
 
 import (
 	"fmt"

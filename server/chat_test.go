@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/artist-rl/artist/checkpoint"
 	"github.com/artist-rl/artist/openai"
 	"github.com/artist-rl/artist/rollout"
-	"github.com/artist-rl/artist/trainer"
 )
 
 // script answers every request with text, emitted in pieces cut at cuts.
@@ -161,7 +161,7 @@ var scriptedBase struct {
 func scriptedHandler(t *testing.T, gen genFunc) http.Handler {
 	t.Helper()
 	scriptedBase.once.Do(func() {
-		ck, err := trainer.LoadCheckpoint(tinyCheckpoint(t), nil)
+		ck, err := checkpoint.Open(tinyCheckpoint(t), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

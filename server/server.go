@@ -21,21 +21,21 @@ import (
 	"time"
 
 	"github.com/artist-rl/artist/chat"
+	"github.com/artist-rl/artist/checkpoint"
 	"github.com/artist-rl/artist/openai"
 	"github.com/artist-rl/artist/policy"
-	"github.com/artist-rl/artist/trainer"
 )
 
-// Open loads the checkpoint folder dir (trainer.LoadCheckpoint; a run
-// folder stands for its latest checkpoint, trainer.ResolveCheckpoint) and
+// Open loads the checkpoint folder dir (checkpoint.Open; a run
+// folder stands for its latest checkpoint, checkpoint.Resolve) and
 // its chat template (chat.Load, Qwen2.5's when it ships none, with a
 // warning on warn) and returns its server; name "" is the folder's name.
 func Open(dir, name string, seed int64, limits Limits, warn io.Writer) (*Server, error) {
-	dir, err := trainer.ResolveCheckpoint(dir, warn) // a run folder: its latest
+	dir, err := checkpoint.Resolve(dir, warn) // a run folder: its latest
 	if err != nil {
 		return nil, err
 	}
-	ck, err := trainer.LoadCheckpoint(dir, warn)
+	ck, err := checkpoint.Open(dir, warn)
 	if err != nil {
 		return nil, err
 	}
@@ -51,12 +51,12 @@ func Open(dir, name string, seed int64, limits Limits, warn io.Writer) (*Server,
 	}
 	s := New(ck.Model, ck.Tok, name, seed)
 	s.tmpl, s.limits, s.tokDir = tmpl, limits, dir
-	if s.tokSHA, err = trainer.FileSHA256(dir, policy.TokenizerJSONFile); err != nil {
+	if s.tokSHA, err = checkpoint.FileSHA256(dir, policy.TokenizerJSONFile); err != nil {
 		return nil, err
 	}
 	cur := s.current()
 	cur.dir = dir
-	if cur.sha, err = trainer.FileSHA256(dir, weightsFile); err != nil {
+	if cur.sha, err = checkpoint.FileSHA256(dir, weightsFile); err != nil {
 		return nil, err
 	}
 	return s, nil

@@ -10,15 +10,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/artist-rl/artist/checkpoint"
 	"github.com/artist-rl/artist/openai"
 	"github.com/artist-rl/artist/policy"
-	"github.com/artist-rl/artist/trainer"
 )
 
 // tinyServer serves the tiny checkpoint in process.
 func tinyServer(t *testing.T) (*httptest.Server, *policy.Tokenizer) {
 	t.Helper()
-	ck, err := trainer.LoadCheckpoint(tinyCheckpoint(t), nil)
+	ck, err := checkpoint.Open(tinyCheckpoint(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

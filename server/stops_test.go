@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/artist-rl/artist/checkpoint"
 	"github.com/artist-rl/artist/policy"
 	"github.com/artist-rl/artist/rollout"
 	"github.com/artist-rl/artist/rollout/format"
@@ -63,7 +64,7 @@ func (p peakPolicy) Step(feed [][]int) ([][]float32, error) {
 // eval does, and a completion ends on either of them.
 func TestServeStopsOnEveryStopID(t *testing.T) {
 	dir, imEnd, endOfText := instructCheckpoint(t)
-	ck, err := trainer.LoadCheckpoint(dir, io.Discard)
+	ck, err := checkpoint.Open(dir, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

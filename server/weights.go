@@ -7,10 +7,10 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/artist-rl/artist/checkpoint"
 	"github.com/artist-rl/artist/openai"
 	"github.com/artist-rl/artist/policy"
 	"github.com/artist-rl/artist/rollout"
-	"github.com/artist-rl/artist/trainer"
 )
 
 // weightsFile is the weights file of a checkpoint folder.
@@ -36,7 +36,7 @@ type weights struct {
 func (s *Server) current() *weights { return s.cur.Load() }
 
 // updateWeights answers POST /update_weights_from_disk: it loads and
-// verifies the folder (trainer.LoadCheckpoint: every file against its
+// verifies the folder (checkpoint.Open: every file against its
 // manifest), checks that it holds the served model's shape and tokenizer,
 // and swaps it in for new requests. On any failure the old weights stay
 // and the answer (400, success false) names the file at fault.
@@ -65,7 +65,7 @@ func (s *Server) updateWeights(w http.ResponseWriter, r *http.Request) error {
 // load reads the folder dir as weight version version ("" names it by the
 // folder).
 func (s *Server) load(dir, version string) (*weights, error) {
-	ck, err := trainer.LoadCheckpoint(dir, nil)
+	ck, err := checkpoint.Open(dir, nil)
 	if err != nil {
 		return nil, fmt.Errorf("server: update_weights_from_disk: %w", err)
 	}
@@ -75,7 +75,7 @@ func (s *Server) load(dir, version string) (*weights, error) {
 			filepath.Join(dir, "config.json"), ck.Model.Config, old.model.Config)
 	}
 	if s.tokSHA != "" {
-		sha, err := trainer.FileSHA256(dir, policy.TokenizerJSONFile)
+		sha, err := checkpoint.FileSHA256(dir, policy.TokenizerJSONFile)
 		if err != nil {
 			return nil, fmt.Errorf("server: update_weights_from_disk: %w", err)
 		}
@@ -84,7 +84,7 @@ func (s *Server) load(dir, version string) (*weights, error) {
 				filepath.Join(dir, policy.TokenizerJSONFile), sha, s.tokSHA)
 		}
 	}
-	sha, err := trainer.FileSHA256(dir, weightsFile)
+	sha, err := checkpoint.FileSHA256(dir, weightsFile)
 	if err != nil {
 		return nil, fmt.Errorf("server: update_weights_from_disk: %w", err)
 	}

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/artist-rl/artist/checkpoint"
 	"github.com/artist-rl/artist/openai"
 	"github.com/artist-rl/artist/policy"
-	"github.com/artist-rl/artist/trainer"
 )
 
 // rolloutServer serves the tiny checkpoint as artist serve opens it, and
@@ -28,7 +28,7 @@ func rolloutServer(t *testing.T) (srv *httptest.Server, other string, tok *polic
 	}
 	srv = httptest.NewServer(s)
 	t.Cleanup(srv.Close)
-	ck, err := trainer.LoadCheckpoint(dir, nil)
+	ck, err := checkpoint.Open(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func rolloutServer(t *testing.T) (srv *httptest.Server, other string, tok *polic
 		}
 	}
 	other = filepath.Join(t.TempDir(), "v7")
-	if err := trainer.WriteWeights(other, m, ck.Tok); err != nil {
+	if err := checkpoint.WriteWeights(other, m, ck.Tok); err != nil {
 		t.Fatal(err)
 	}
 	return srv, other, ck.Tok
@@ -103,7 +103,7 @@ func TestUpdateWeightsFromDisk(t *testing.T) {
 	}
 	after, v := greedy(t, srv.URL)
 	info2 := modelInfo(t, srv.URL)
-	want, _ := trainer.FileSHA256(other, weightsFile)
+	want, _ := checkpoint.FileSHA256(other, weightsFile)
 	if v != "7" || info2.WeightVersion != "7" || info2.WeightsSHA256 != want || info2.ModelPath != other || after == before {
 		t.Fatalf("after the update: answer version %q text %q (before %q), info %+v", v, after, before, info2)
 	}
@@ -114,7 +114,7 @@ func TestUpdateWeightsFromDisk(t *testing.T) {
 	b[len(b)-2] ^= 1
 	os.WriteFile(filepath.Join(damaged, weightsFile), b, 0o644)
 	otherTok := filepath.Join(t.TempDir(), "tok")
-	ck, _ := trainer.LoadCheckpoint(other, nil)
+	ck, _ := checkpoint.Open(other, nil)
 	tokDir := t.TempDir()
 	if err := policy.WriteByteLevelTokenizer(tokDir, []string{"<x>"}, "<x>"); err != nil {
 		t.Fatal(err)
@@ -123,7 +123,7 @@ func TestUpdateWeightsFromDisk(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := trainer.WriteWeights(otherTok, ck.Model, tok2); err != nil {
+	if err := checkpoint.WriteWeights(otherTok, ck.Model, tok2); err != nil {
 		t.Fatal(err)
 	}
 	cases := []struct {

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/artist-rl/artist/checkpoint"
 	"github.com/artist-rl/artist/policy"
 	"github.com/artist-rl/artist/policy/backend"
-	"github.com/artist-rl/artist/policy/backend/cpu"
 )
 
 // AdamWConfig sets the optimizer. Defaults are those of PyTorch's AdamW and
@@ -86,19 +86,13 @@ type adamTensors struct {
 }
 
 // NewAdamW returns an optimizer at step 0 with zero moments whose element
-// update runs on the pure-Go backend; NewAdamWOn chooses the backend.
-func NewAdamW(params []*policy.Param, cfg AdamWConfig) *AdamW {
-	return NewAdamWOn(cpu.NewGo(), params, cfg)
-}
-
-// NewAdamWOn returns an optimizer at step 0 with zero moments whose element
 // update runs on be (pass the model's Backend, so the update runs where the
 // weights live). A param without gradient buffers (an inference model's)
 // gets zeroed ones. It panics when cfg is invalid, two params share a name,
 // a param is frozen in bfloat16 (policy.ErrFrozen16: a reference, not a
 // policy), or a param's Grad and Data differ in length: the caller wired
 // the model wrong.
-func NewAdamWOn(be backend.Backend, params []*policy.Param, cfg AdamWConfig) *AdamW {
+func NewAdamW(be backend.Backend, params []*policy.Param, cfg AdamWConfig) *AdamW {
 	if err := cfg.Validate(); err != nil {
 		panic(err)
 	}
@@ -256,10 +250,8 @@ func (o *AdamW) gradNorm() float64 {
 // AdamWState is everything AdamW carries between steps: the step count and
 // the moments by parameter name. Restoring it with SetState onto the same
 // weights makes every later step bit-identical.
-type AdamWState struct {
-	Step int
-	M, V map[string][]float32
-}
+// Checkpoints store it as checkpoint.OptimizerState.
+type AdamWState = checkpoint.OptimizerState
 
 // State returns a deep copy of the optimizer state (downloaded from a
 // device, where the moments live). The error is the backend's, when a

@@ -42,11 +42,11 @@ func TestAdamWOnArena(t *testing.T) {
 			}
 		}
 		cfg := AdamWConfig{LR: 0.1, Beta1: 0.9, Beta2: 0.99, Eps: 1e-8, WeightDecay: 0.1, MaxGradNorm: 1}
-		opt := NewAdamWOn(tc.be, params, cfg)
+		opt := NewAdamW(tc.be, params, cfg)
 		for step := range 4 {
 			if step == 2 {
 				st := stateOf(t, opt)
-				opt = NewAdamWOn(tc.be, params, cfg)
+				opt = NewAdamW(tc.be, params, cfg)
 				if err := opt.SetState(st); err != nil {
 					t.Fatal(err)
 				}
@@ -117,7 +117,7 @@ func TestTrainingStepOnArena(t *testing.T) {
 		m := base.Clone()
 		m.UseBackend(be)
 		m.SetRecompute(true)
-		opt := NewAdamWOn(be, m.TrainParams(), AdamWConfig{LR: 1e-2, Beta1: 0.9, Beta2: 0.99, Eps: 1e-8, WeightDecay: 0.01, MaxGradNorm: 1})
+		opt := NewAdamW(be, m.TrainParams(), AdamWConfig{LR: 1e-2, Beta1: 0.9, Beta2: 0.99, Eps: 1e-8, WeightDecay: 0.01, MaxGradNorm: 1})
 		for range 2 {
 			m.ZeroGrad()
 			if _, err := m.Backward(seqs, coef); err != nil {

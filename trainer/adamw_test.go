@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/artist-rl/artist/policy"
+	"github.com/artist-rl/artist/policy/backend/cpu"
 )
 
 func adamCfg(wd, maxNorm float64) AdamWConfig {
@@ -19,7 +20,7 @@ func adamCfg(wd, maxNorm float64) AdamWConfig {
 func TestAdamWHandSteps(t *testing.T) {
 	// 1-D, so no decay. lr 0.1, β1 0.9, β2 0.999, ε 1e-8, no clipping.
 	p := &policy.Param{Name: "b", Shape: []int{2}, Data: []float32{1, -2}, Grad: []float32{0.5, -0.1}}
-	o := NewAdamW([]*policy.Param{p}, adamCfg(0.5, 0))
+	o := NewAdamW(cpu.NewGo(), []*policy.Param{p}, adamCfg(0.5, 0))
 	// Step 1: m̂ = g, v̂ = g², so p −= 0.1·g/(|g|+ε) ≈ 0.1·sign(g).
 	if n := adamStep(t, o, 0.1); !grpoClose(n, math.Hypot(0.5, 0.1), 1e-7) {
 		t.Errorf("grad norm = %g, want %g", n, math.Hypot(0.5, 0.1))
@@ -51,7 +52,7 @@ func TestAdamWWeightDecayOnMatricesOnly(t *testing.T) {
 	// Zero grads: the Adam term is 0/(0+ε) = 0, so only decay moves weights.
 	w := &policy.Param{Name: "w", Shape: []int{2, 2}, Data: []float32{1, -2, 3, -4}, Grad: make([]float32, 4)}
 	b := &policy.Param{Name: "b", Shape: []int{2}, Data: []float32{1, -2}, Grad: make([]float32, 2)}
-	o := NewAdamW([]*policy.Param{w, b}, adamCfg(0.1, 1))
+	o := NewAdamW(cpu.NewGo(), []*policy.Param{w, b}, adamCfg(0.1, 1))
 	adamStep(t, o, 0.5) // factor 1 − 0.5·0.1 = 0.95
 	for i, x := range []float64{0.95, -1.9, 2.85, -3.8} {
 		if !grpoClose(float64(w.Data[i]), x, 1e-6) {
@@ -79,7 +80,7 @@ func TestAdamWClipping(t *testing.T) {
 			// The norm is global: split the gradient over two params.
 			a := &policy.Param{Name: "a", Shape: []int{1, 1}, Data: []float32{0}, Grad: tc.grad[:1]}
 			b := &policy.Param{Name: "b", Shape: []int{1}, Data: []float32{0}, Grad: tc.grad[1:]}
-			o := NewAdamW([]*policy.Param{a, b}, adamCfg(0, tc.maxNorm))
+			o := NewAdamW(cpu.NewGo(), []*policy.Param{a, b}, adamCfg(0, tc.maxNorm))
 			if n := adamStep(t, o, 1e-3); !grpoClose(n, 5, 1e-12) {
 				t.Errorf("norm = %g, want 5 (before clipping)", n)
 			}
@@ -108,7 +109,7 @@ func TestAdamWSkipsNonFinite(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			w := &policy.Param{Name: "w", Shape: []int{2, 2}, Data: []float32{1, 2, 3, 4}, Grad: []float32{1, 1, 1, 1}}
-			o := NewAdamW([]*policy.Param{w}, adamCfg(0.01, 1))
+			o := NewAdamW(cpu.NewGo(), []*policy.Param{w}, adamCfg(0.01, 1))
 			adamStep(t, o, 0.1)
 			before, st := slices.Clone(w.Data), stateOf(t, o)
 			w.Grad[2] = tc.bad
@@ -130,7 +131,7 @@ func TestAdamWStateRoundTrip(t *testing.T) {
 	}
 	mk := func(data []float32) (*AdamW, *policy.Param) {
 		p := &policy.Param{Name: "w", Shape: []int{2, 2}, Data: slices.Clone(data), Grad: make([]float32, 4)}
-		return NewAdamW([]*policy.Param{p}, adamCfg(0.01, 0.5)), p
+		return NewAdamW(cpu.NewGo(), []*policy.Param{p}, adamCfg(0.01, 0.5)), p
 	}
 	a, pa := mk([]float32{1, 2, 3, 4})
 	for s := range 3 {
@@ -157,7 +158,7 @@ func TestAdamWStateRoundTrip(t *testing.T) {
 
 func TestAdamWSetStateErrors(t *testing.T) {
 	p := &policy.Param{Name: "w", Shape: []int{2}, Data: make([]float32, 2), Grad: make([]float32, 2)}
-	o := NewAdamW([]*policy.Param{p}, DefaultAdamWConfig())
+	o := NewAdamW(cpu.NewGo(), []*policy.Param{p}, DefaultAdamWConfig())
 	good := stateOf(t, o)
 	tests := []struct {
 		name string
@@ -183,7 +184,7 @@ func TestAdamWSetStateErrors(t *testing.T) {
 // buffers (a model that has only run inference) gets zeroed ones.
 func TestNewAdamWAllocatesGradients(t *testing.T) {
 	p := &policy.Param{Name: "w", Shape: []int{3}, Data: []float32{1, 2, 3}}
-	o := NewAdamW([]*policy.Param{p}, DefaultAdamWConfig())
+	o := NewAdamW(cpu.NewGo(), []*policy.Param{p}, DefaultAdamWConfig())
 	if len(p.Grad) != 3 || p.Grad[0] != 0 {
 		t.Fatalf("Grad = %v, want three zeros", p.Grad)
 	}
@@ -205,7 +206,7 @@ func TestNewAdamWPanics(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if msg := grpoPanics(func() { NewAdamW(tc.params, tc.cfg) }); !strings.Contains(msg, "trainer:") {
+			if msg := grpoPanics(func() { NewAdamW(cpu.NewGo(), tc.params, tc.cfg) }); !strings.Contains(msg, "trainer:") {
 				t.Errorf("panic = %q, want a trainer: panic", msg)
 			}
 		})
@@ -217,7 +218,7 @@ func TestAdamWMinimizesQuadratic(t *testing.T) {
 	k := []float32{0.1, 1, 10, 100}
 	c := []float32{1, -2, 0.5, 3}
 	w := &policy.Param{Name: "w", Shape: []int{2, 2}, Data: make([]float32, 4), Grad: make([]float32, 4)}
-	o := NewAdamW([]*policy.Param{w}, adamCfg(0, 10))
+	o := NewAdamW(cpu.NewGo(), []*policy.Param{w}, adamCfg(0, 10))
 	const steps = 600
 	for s := range steps {
 		for i := range w.Data {
@@ -263,7 +264,7 @@ func TestLRSchedules(t *testing.T) {
 func ExampleAdamW() {
 	// Minimise ½(w − 3)² for 200 steps at a constant rate.
 	w := &policy.Param{Name: "w", Shape: []int{1}, Data: []float32{0}, Grad: []float32{0}}
-	opt := NewAdamW([]*policy.Param{w}, AdamWConfig{Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, MaxGradNorm: 1})
+	opt := NewAdamW(cpu.NewGo(), []*policy.Param{w}, AdamWConfig{Beta1: 0.9, Beta2: 0.999, Eps: 1e-8, MaxGradNorm: 1})
 	var norm float64
 	for range 200 {
 		w.Grad[0] = w.Data[0] - 3

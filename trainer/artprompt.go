@@ -187,7 +187,7 @@ func (r *Run) libraryDemos() ([]Demo, error) {
 // on (the family's generated demonstrations, or warmstart.library), as
 // Train would write it, without building a model.
 func WarmStartDemos(ctx context.Context, cfg Config) ([]Demo, error) {
-	r := &Run{Cfg: cfg, out: io.Discard}
+	r := &Run{Cfg: cfg, out: io.Discard, red: solo{}}
 	if err := r.setupTasks(); err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/artist-rl/artist/atlass"
 	"github.com/artist-rl/artist/atlass/atlasstest"
+	"github.com/artist-rl/artist/checkpoint"
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/envs/toollib"
 	"github.com/artist-rl/artist/openai"
@@ -267,7 +268,7 @@ func TestAtlassGRPOTrains(t *testing.T) {
 			}
 		}
 	}
-	before, err := policyAt(dir, stepDir(0))
+	before, err := policyAt(dir, checkpoint.StepDir(0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,11 +298,11 @@ func TestAtlassResumeIsExact(t *testing.T) {
 	trainedRun(t, conf(whole, 4))
 	trainedRun(t, conf(split, 2))
 	trainedRun(t, conf(split, 4))
-	a, err := policyAt(whole, stepDir(4))
+	a, err := policyAt(whole, checkpoint.StepDir(4))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := policyAt(split, stepDir(4))
+	b, err := policyAt(split, checkpoint.StepDir(4))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -156,10 +156,10 @@ func (r *Run) logPhaseLibrary(recs []phaseRecord) {
 // demonstrations, one of them with probability warm_fraction; otherwise
 // a solution demonstration. Without phase demonstrations it draws as
 // before they existed, so other runs keep their warm-start batches.
-func (r *Run) warmSequence(ctx context.Context, demos []Demo, phases []phaseSeq, rng *rand.Rand) ([]int, []uint8) {
+func (r *Run) warmSequence(ctx context.Context, demos []Demo, phases []phaseSeq, rng *rand.Rand) ([]int, []uint8, error) {
 	if len(phases) > 0 && rng.Float64() < r.atlass.cfg.WarmFraction {
 		p := phases[rng.Intn(len(phases))]
-		return slices.Clone(p.tokens), slices.Clone(p.mask)
+		return slices.Clone(p.tokens), slices.Clone(p.mask), nil
 	}
 	return r.encodeDemo(ctx, demos[rng.Intn(len(demos))])
 }

@@ -102,7 +102,10 @@ func TestAtlassWarmPhases(t *testing.T) {
 	}
 	const draws = 400
 	for range draws {
-		tokens, _ := r.warmSequence(ctx, demoLib, seqs, rng)
+		tokens, _, err := r.warmSequence(ctx, demoLib, seqs, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if isPhase[r.Tok.Decode(tokens)] {
 			phases++
 		}

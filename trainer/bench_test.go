@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/artist-rl/artist/policy"
+	"github.com/artist-rl/artist/policy/backend/cpu"
 )
 
 // The speed benchmarks that scripts/peer_bench.py mirrors in PyTorch: the
@@ -89,7 +90,7 @@ func BenchmarkTrainStep(b *testing.B) {
 	seqs := randomTokens(rng, benchBatch, benchLen, benchVocab)
 	coef := tokenMeanCoef(seqs)
 	cfg := DefaultAdamWConfig()
-	opt := NewAdamWOn(m.Backend(), m.Params, cfg)
+	opt := NewAdamW(m.Backend(), m.Params, cfg)
 	trainStep(b, m, opt, seqs, coef, 1e-4) // compile the graph
 	b.ReportAllocs()
 	for b.Loop() {
@@ -153,7 +154,7 @@ func TestBenchWorkloads(t *testing.T) {
 		m, rng := benchModel(t)
 		seqs := randomTokens(rng, 4, 24, benchVocab)
 		coef := tokenMeanCoef(seqs)
-		opt := NewAdamW(m.Params, DefaultAdamWConfig())
+		opt := NewAdamW(cpu.NewGo(), m.Params, DefaultAdamWConfig())
 		first := trainStep(t, m, opt, seqs, coef, 3e-3)
 		last := first
 		for range 5 {

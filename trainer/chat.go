@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/artist-rl/artist/chat"
 	"github.com/artist-rl/artist/envs"
@@ -78,34 +79,57 @@ func (r *Run) userText(t envs.Task) string {
 
 // renderPrompt renders a task's prompt as the engine does: promptText,
 // or with a chat template the task's opening messages (Chat.Opening: with
-// the family's tools and system message) with the generation prompt.
-func (r *Run) renderPrompt(ctx context.Context, t envs.Task) string {
+// the family's tools and system message) with the generation prompt. A
+// template that raises on the task's text is an error naming the task.
+func (r *Run) renderPrompt(ctx context.Context, t envs.Task) (string, error) {
 	if r.Chat == nil {
-		return r.promptText(t)
+		return r.promptText(t), nil
 	}
 	text, _, _, err := r.Chat.OpeningPrompt(ctx, t, rollout.Plain(r.promptText))
 	if err != nil {
-		// setupChat rendered this template; only a template that raises
-		// on one task's text gets here.
-		panic(fmt.Sprintf("trainer: task %s: %v", t.ID, err))
+		return "", fmt.Errorf("trainer: task %s: prompt.template chat: %w", t.ID, err)
 	}
-	return text
+	return text, nil
 }
 
 // renderTurn renders a later user message as demonstrations append it
 // after the end-of-turn text eos: on its own line (plain), or the chat
-// template's continuation after an assistant turn, less eos.
-func (r *Run) renderTurn(eos string) func(msg string) string {
+// template's continuation after an assistant turn, less eos. turn has
+// the signature family.DemoRequest.UserTurn takes, so a template that
+// raises on a message's text makes it return "" and keeps the first such
+// error for err, which the caller checks once the demonstrations are
+// built.
+func (r *Run) renderTurn(eos string) (turn func(msg string) string, err func() error) {
 	if r.Chat == nil {
-		return rollout.UserTurnText
+		return rollout.UserTurnText, func() error { return nil }
 	}
-	return func(msg string) string {
+	var mu sync.Mutex
+	var first error
+	turn = func(msg string) string {
 		text, err := r.Chat.UserTurn(msg)
 		if err != nil {
-			panic(fmt.Sprintf("trainer: user turn: %v", err)) // setupChat rendered one
+			mu.Lock()
+			if first == nil {
+				first = fmt.Errorf("trainer: user turn %q: prompt.template chat: %w", clip(msg, 60), err)
+			}
+			mu.Unlock()
+			return ""
 		}
 		return strings.TrimPrefix(text, eos)
 	}
+	return turn, func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		return first
+	}
+}
+
+// clip shortens s to at most n bytes for a message, marking the cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }
 
 // noteTemplateDiffers says once per run, in the run log, that the chat
@@ -127,21 +151,22 @@ func (r *Run) noteTemplateDiffers(trajs []*rollout.Trajectory) {
 
 // chatSegment is a demonstration segment's text as the run's engine
 // writes it: with the chat template, a tool result block of the run's
-// format becomes the template's tool turn, as rollouts append it.
-func (r *Run) chatSegment(s rollout.Segment) string {
+// format becomes the template's tool turn, as rollouts append it. A
+// template that raises on the result's text is an error.
+func (r *Run) chatSegment(s rollout.Segment) (string, error) {
 	f := r.Cfg.Format
 	if r.Chat == nil || !s.Tool || f.ART() {
-		return s.Text
+		return s.Text, nil
 	}
 	body, ok := strings.CutPrefix(s.Text, format.Open(f.Output))
 	if body, ok2 := strings.CutSuffix(body, format.Close(f.Output)+"\n"); ok && ok2 {
 		text, err := r.Chat.ToolTurn(body)
 		if err != nil {
-			panic(fmt.Sprintf("trainer: tool turn: %v", err)) // setupChat rendered one
+			return "", fmt.Errorf("trainer: tool turn: prompt.template chat: %w", err)
 		}
-		return text
+		return text, nil
 	}
-	return s.Text
+	return s.Text, nil
 }
 
 // RemotePrompts returns how a client without the server's tokenizer

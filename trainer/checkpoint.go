@@ -1,39 +1,23 @@
 package trainer
 
 import (
-	"encoding/json"
-	"errors"
+	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
-	"sort"
-	"strconv"
-	"strings"
 
-	"github.com/artist-rl/artist/internal/atomicfile"
+	"github.com/artist-rl/artist/checkpoint"
 	"github.com/artist-rl/artist/policy"
 )
 
-// A checkpoint is a folder of the run folder's checkpoints/:
-//
-//   - warmstart-NNNNNN: the warm start after N of its steps (every
-//     checkpoint.warmstart_every steps, and after its last one);
-//   - step-000000: the warm start done and evaluated, the frozen reference
-//     of the KL term;
-//   - step-NNNNNN: after N GRPO steps.
-//
-// Each holds config.json and model.safetensors (a HuggingFace Qwen2
-// checkpoint; in a LoRA run's GRPO checkpoints the frozen base, with
-// the adapters beside it in PEFT's layout: adapter_config.json and
-// adapter_model.safetensors, base_model_name_or_path the folder itself), tokenizer.json, tokenizer_config.json and
-// generation_config.json (EOS and the stop ids; chat_template.jinja too
-// when the tokenizer's folder has one), train_config.yaml (the
-// resolved run config), optimizer.safetensors (AdamW moments; absent in
-// step-000000, where GRPO starts a fresh optimizer), state.json, and,
-// written last, manifest.json with the size and SHA-256 of every other
-// file. A checkpoint is written in a temporary folder and renamed into
-// place, then checkpoints/latest names it; a killed run resumes from the
-// newest intact checkpoint.
+// A run's checkpoints are folders of its checkpoints/ (package checkpoint
+// describes the format): warmstart-NNNNNN during the warm start (every
+// checkpoint.warmstart_every steps, and after its last one), step-000000
+// once the warm start is done and evaluated (the frozen reference of the
+// KL term; it has no optimizer.safetensors, as GRPO starts a fresh
+// optimizer), and step-NNNNNN after N GRPO steps. A killed run resumes
+// from the newest intact checkpoint.
 
 // trainerState is state.json: where the run is.
 type trainerState struct {
@@ -54,197 +38,43 @@ type trainerState struct {
 // phaseWarmStart marks a checkpoint taken during the warm start.
 const phaseWarmStart = "warmstart"
 
-const latestFile = "latest"
-
-func stepDir(step int) string { return fmt.Sprintf("step-%06d", step) }
-
-func warmStartDir(step int) string { return fmt.Sprintf("warmstart-%06d", step) }
-
 // dirOf is the folder name of the checkpoint of st.
 func dirOf(st *trainerState) string {
 	if st.Phase == phaseWarmStart {
-		return warmStartDir(st.WarmStep)
+		return checkpoint.WarmStartDir(st.WarmStep)
 	}
-	return stepDir(st.Step)
+	return checkpoint.StepDir(st.Step)
 }
+
+// checkpointsDir is the run folder's checkpoints/.
+func (r *Run) checkpointsDir() string { return filepath.Join(r.Cfg.RunDir, checkpoint.Dir) }
 
 // saveCheckpoint writes the model, tokenizer, config, optimizer and state
 // of st atomically, with its manifest, and prunes old checkpoints.
-func (r *Run) saveCheckpoint(st *trainerState, opt *AdamW) error {
-	st.Ranks = r.ranks()
+func (r *Run) saveCheckpoint(st *trainerState, opt optimizer) error {
+	st.Ranks = r.red.size()
 	if !r.lead() {
 		return nil // rank 0 writes the run folder
-	}
-	root := filepath.Join(r.Cfg.RunDir, "checkpoints")
-	tmp, err := os.MkdirTemp(root, ".tmp-")
-	if err != nil {
-		return fmt.Errorf("trainer: checkpoint: %w", err)
-	}
-	defer os.RemoveAll(tmp)
-	if err := r.writeCheckpoint(tmp, st, opt); err != nil {
-		return err
-	}
-	if err := writeManifest(tmp); err != nil {
-		return err
-	}
-	if r.lib != nil && r.lib.Grow {
-		if err := r.lib.Lib.SaveAs(r.grownLibraryPath()); err != nil {
-			return fmt.Errorf("trainer: checkpoint: %w", err)
-		}
-	}
-	name := dirOf(st)
-	if err := replaceDir(tmp, filepath.Join(root, name)); err != nil {
-		return fmt.Errorf("trainer: checkpoint: %w", err)
-	}
-	if err := setLatest(root, name); err != nil {
-		return err
-	}
-	return pruneCheckpoints(root, r.Cfg.Checkpoint.Keep)
-}
-
-func setLatest(root, name string) error {
-	if err := atomicfile.WriteFile(filepath.Join(root, latestFile), []byte(name+"\n"), 0o644); err != nil {
-		return fmt.Errorf("trainer: checkpoint: %w", err)
-	}
-	return nil
-}
-
-func (r *Run) writeCheckpoint(dir string, st *trainerState, opt *AdamW) error {
-	if err := policy.SaveModel(dir, r.Model); err != nil {
-		return fmt.Errorf("trainer: checkpoint: %w", err)
-	}
-	if r.Model.LoRA() != nil {
-		base, _ := filepath.Abs(filepath.Join(r.Cfg.RunDir, "checkpoints", dirOf(st)))
-		if err := policy.SaveAdapter(dir, r.Model, base); err != nil {
-			return fmt.Errorf("trainer: checkpoint: %w", err)
-		}
-	}
-	if err := r.Tok.Files().Write(dir); err != nil {
-		return fmt.Errorf("trainer: checkpoint: %w", err)
 	}
 	cfgYAML, err := r.Cfg.Marshal()
 	if err != nil {
 		return err
 	}
-	stJSON, _ := json.MarshalIndent(st, "", "  ")
-	files := map[string][]byte{"train_config.yaml": cfgYAML, "state.json": stJSON}
-	for name, data := range files {
-		if err := atomicfile.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			return fmt.Errorf("trainer: checkpoint: %w", err)
-		}
-	}
+	c := checkpoint.Contents{Model: r.Model, Tok: r.Tok, Config: cfgYAML, State: st}
 	if opt != nil {
 		state, err := opt.State()
 		if err != nil {
 			return fmt.Errorf("trainer: checkpoint: %w", err)
 		}
-		if err := saveOptimizer(filepath.Join(dir, "optimizer.safetensors"), state); err != nil {
-			return err
-		}
+		c.Optimizer = &state
+	}
+	if r.lib != nil && r.lib.Grow {
+		c.BeforeCommit = func() error { return r.lib.Lib.SaveAs(r.grownLibraryPath()) }
+	}
+	if err := checkpoint.Save(r.checkpointsDir(), dirOf(st), c, r.Cfg.Checkpoint.Keep); err != nil {
+		return fmt.Errorf("trainer: %w", err)
 	}
 	return nil
-}
-
-// replaceDir renames src onto dst, replacing an existing dst.
-func replaceDir(src, dst string) error {
-	if _, err := os.Stat(dst); err == nil {
-		old := dst + ".old"
-		os.RemoveAll(old)
-		if err := os.Rename(dst, old); err != nil {
-			return err
-		}
-		defer os.RemoveAll(old)
-	}
-	if err := os.Rename(src, dst); err != nil {
-		return err
-	}
-	return syncDir(filepath.Dir(dst))
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
-}
-
-// ckptOrder places a checkpoint folder name in the run: warm-start
-// checkpoints before GRPO ones, each by step. ok is false for names that
-// are not checkpoints (latest, .tmp-*, *.old, *.damaged).
-func ckptOrder(name string) (phase, step int, ok bool) {
-	for phase, prefix := range []string{"warmstart-", "step-"} {
-		digits, found := strings.CutPrefix(name, prefix)
-		if !found || len(digits) != 6 {
-			continue
-		}
-		n, err := strconv.Atoi(digits)
-		if err != nil || n < 0 {
-			return 0, 0, false
-		}
-		return phase, n, true
-	}
-	return 0, 0, false
-}
-
-// listCheckpoints returns the checkpoint folder names of root, oldest
-// first.
-func listCheckpoints(root string) ([]string, error) {
-	entries, err := os.ReadDir(root)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("trainer: checkpoint: %w", err)
-	}
-	var names []string
-	for _, e := range entries {
-		if _, _, ok := ckptOrder(e.Name()); ok && e.IsDir() {
-			names = append(names, e.Name())
-		}
-	}
-	sort.Slice(names, func(i, j int) bool {
-		pi, si, _ := ckptOrder(names[i])
-		pj, sj, _ := ckptOrder(names[j])
-		return pi < pj || pi == pj && si < sj
-	})
-	return names, nil
-}
-
-// pruneCheckpoints keeps step-000000 (the warm start, the KL reference) and
-// the newest keep others, warm-start checkpoints counted with GRPO ones.
-func pruneCheckpoints(root string, keep int) error {
-	names, err := listCheckpoints(root)
-	if err != nil {
-		return err
-	}
-	others := names[:0:0]
-	for _, n := range names {
-		if n != stepDir(0) {
-			others = append(others, n)
-		}
-	}
-	for i := 0; i < len(others)-keep; i++ {
-		if err := os.RemoveAll(filepath.Join(root, others[i])); err != nil {
-			return fmt.Errorf("trainer: checkpoint: %w", err)
-		}
-	}
-	return nil
-}
-
-// LatestCheckpoint returns the folder checkpoints/latest names in a run
-// folder, or "" when there is none.
-func LatestCheckpoint(runDir string) (string, error) {
-	root := filepath.Join(runDir, "checkpoints")
-	b, err := os.ReadFile(filepath.Join(root, latestFile))
-	if errors.Is(err, os.ErrNotExist) {
-		return "", nil
-	}
-	if err != nil {
-		return "", fmt.Errorf("trainer: checkpoint: %w", err)
-	}
-	return filepath.Join(root, strings.TrimSpace(string(b))), nil
 }
 
 // referenceModel loads the frozen warm-start policy for the KL term,
@@ -256,9 +86,38 @@ func (r *Run) referenceModel() (*policy.Model, error) {
 	if r.Cfg.Model.ReferenceDType == "bf16" {
 		load = policy.LoadModel16
 	}
-	m, _, err := loadModelFolderWith(filepath.Join(r.Cfg.RunDir, "checkpoints", stepDir(0)), r.out, load)
+	m, _, err := checkpoint.LoadModel(filepath.Join(r.checkpointsDir(), checkpoint.StepDir(0)), r.out, load)
 	if err != nil {
 		return nil, fmt.Errorf("trainer: reference policy: %w", err)
 	}
 	return m, nil
+}
+
+// OpenCheckpoint prepares a run around a checkpoint folder: its
+// train_config.yaml (with the sets applied), tokenizer and weights, loaded
+// and verified as checkpoint.Open does. A folder without
+// train_config.yaml (e.g. a plain HuggingFace checkpoint) uses
+// DefaultConfig. It is what `artist eval` and `artist sample` use.
+func OpenCheckpoint(ctx context.Context, dir string, sets []string, out io.Writer) (*Run, error) {
+	cfgPath := filepath.Join(dir, "train_config.yaml")
+	if _, err := checkpoint.Verify(dir, "train_config.yaml"); err != nil {
+		return nil, err
+	}
+	var cfg Config
+	var err error
+	if _, statErr := os.Stat(cfgPath); statErr == nil {
+		cfg, err = Load(cfgPath, sets)
+	} else {
+		cfg, err = Parse(nil, "defaults", sets)
+	}
+	if err != nil {
+		return nil, err
+	}
+	tokPath := filepath.Join(dir, policy.TokenizerJSONFile)
+	if _, err := os.Stat(tokPath); err != nil {
+		return nil, fmt.Errorf("trainer: checkpoint %s has no tokenizer.json: copy the tokenizer files of the model beside its weights", dir)
+	}
+	cfg.Tokenizer = tokPath
+	cfg.Init = dir
+	return Setup(ctx, cfg, out)
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/artist-rl/artist/checkpoint"
 )
 
 // copyDir copies the regular files of src into a fresh folder.
@@ -73,7 +75,7 @@ func TestCheckpointManifestRefusesDamage(t *testing.T) {
 	cfg := tinyConfig(t, run)
 	cfg.GRPO.Steps = 2
 	trainedRun(t, cfg)
-	ckpt := filepath.Join(run, "checkpoints", stepDir(2))
+	ckpt := filepath.Join(run, "checkpoints", checkpoint.StepDir(2))
 	cases := []struct {
 		name   string
 		damage func(t *testing.T, dir string)
@@ -85,23 +87,23 @@ func TestCheckpointManifestRefusesDamage(t *testing.T) {
 		{"truncated optimizer state", func(t *testing.T, d string) { truncate(t, filepath.Join(d, "optimizer.safetensors")) }, "optimizer.safetensors", "truncated"},
 		{"bit flip in the stop ids", func(t *testing.T, d string) { flipBit(t, filepath.Join(d, "generation_config.json")) }, "generation_config.json", "sha256"},
 		{"missing tokenizer config", func(t *testing.T, d string) { os.Remove(filepath.Join(d, "tokenizer_config.json")) }, "tokenizer_config.json", "missing"},
-		{"damaged manifest", func(t *testing.T, d string) { truncate(t, filepath.Join(d, manifestFile)) }, manifestFile, "manifest itself"},
+		{"damaged manifest", func(t *testing.T, d string) { truncate(t, filepath.Join(d, checkpoint.ManifestFile)) }, checkpoint.ManifestFile, "manifest itself"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			dir := copyDir(t, ckpt)
 			c.damage(t, dir)
 			var warn bytes.Buffer
-			ck, err := LoadCheckpoint(dir, &warn)
+			ck, err := checkpoint.Open(dir, &warn)
 			if c.file == "" {
 				if err != nil || !ck.Verified || warn.Len() > 0 {
 					t.Fatalf("intact checkpoint: err %v verified %v warnings %q", err, ck != nil && ck.Verified, warn.String())
 				}
 				return
 			}
-			var ce *CheckpointError
+			var ce *checkpoint.Error
 			if !errors.As(err, &ce) || ce.File != c.file || !strings.Contains(err.Error(), c.file) || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("err = %v, want a CheckpointError naming %s and saying %q", err, c.file, c.want)
+				t.Fatalf("err = %v, want a checkpoint.Error naming %s and saying %q", err, c.file, c.want)
 			}
 			if _, err := OpenCheckpoint(context.Background(), dir, nil, nil); err == nil || !strings.Contains(err.Error(), c.file) {
 				t.Errorf("OpenCheckpoint (eval, sample): err = %v, want one naming %s", err, c.file)
@@ -118,17 +120,17 @@ func TestCheckpointWithoutManifestLoadsWithWarning(t *testing.T) {
 	first := tinyConfig(t, run)
 	first.GRPO.Steps = 2
 	trainedRun(t, first)
-	names, err := listCheckpoints(filepath.Join(run, "checkpoints"))
+	names, err := checkpoint.List(filepath.Join(run, "checkpoints"))
 	if err != nil || len(names) == 0 {
 		t.Fatalf("checkpoints %v, %v", names, err)
 	}
 	for _, n := range names {
-		if err := os.Remove(filepath.Join(run, "checkpoints", n, manifestFile)); err != nil {
+		if err := os.Remove(filepath.Join(run, "checkpoints", n, checkpoint.ManifestFile)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	var warn bytes.Buffer
-	ck, err := LoadCheckpoint(filepath.Join(run, "checkpoints", stepDir(2)), &warn)
+	ck, err := checkpoint.Open(filepath.Join(run, "checkpoints", checkpoint.StepDir(2)), &warn)
 	if err != nil || ck.Verified || !strings.Contains(warn.String(), "no manifest.json") {
 		t.Fatalf("err %v verified %v warning %q", err, ck != nil && ck.Verified, warn.String())
 	}
@@ -139,7 +141,7 @@ func TestCheckpointWithoutManifestLoadsWithWarning(t *testing.T) {
 	if !strings.Contains(out.String(), "from step-000002") || !strings.Contains(out.String(), "no manifest.json") {
 		t.Errorf("resume output lacks the warning or the step:\n%s", out.String())
 	}
-	if _, err := os.Stat(filepath.Join(run, "checkpoints", stepDir(4), manifestFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(run, "checkpoints", checkpoint.StepDir(4), checkpoint.ManifestFile)); err != nil {
 		t.Errorf("the resumed run's checkpoint has no manifest: %v", err)
 	}
 }
@@ -164,7 +166,7 @@ func TestResumeFallsBackPastDamagedCheckpoint(t *testing.T) {
 			cfg := tinyConfig(t, run)
 			cfg.Checkpoint.Keep = 2 // step-000002 and step-000004
 			trainedRun(t, cfg)
-			newest := filepath.Join(run, "checkpoints", stepDir(4))
+			newest := filepath.Join(run, "checkpoints", checkpoint.StepDir(4))
 			want := map[string][]byte{}
 			for _, f := range []string{"model.safetensors", "optimizer.safetensors"} {
 				b, err := os.ReadFile(filepath.Join(newest, f))
@@ -179,12 +181,12 @@ func TestResumeFallsBackPastDamagedCheckpoint(t *testing.T) {
 				t.Fatal(err)
 			}
 			log := out.String()
-			for _, s := range []string{stepDir(4) + " is damaged", c.file, "resuming from " + stepDir(2)} {
+			for _, s := range []string{checkpoint.StepDir(4) + " is damaged", c.file, "resuming from " + checkpoint.StepDir(2)} {
 				if !strings.Contains(log, s) {
 					t.Errorf("output does not say %q:\n%s", s, log)
 				}
 			}
-			if _, err := os.Stat(newest + damagedSuffix); err != nil {
+			if _, err := os.Stat(newest + checkpoint.DamagedSuffix); err != nil {
 				t.Errorf("the damaged checkpoint was not moved aside: %v", err)
 			}
 			for f, w := range want {
@@ -193,9 +195,9 @@ func TestResumeFallsBackPastDamagedCheckpoint(t *testing.T) {
 					t.Errorf("%s after the resumed run differs from the uninterrupted run's (%v)", f, err)
 				}
 			}
-			latest, err := LatestCheckpoint(run)
-			if err != nil || filepath.Base(latest) != stepDir(4) {
-				t.Errorf("latest = %q, %v; want %s", latest, err, stepDir(4))
+			latest, err := checkpoint.Latest(run)
+			if err != nil || filepath.Base(latest) != checkpoint.StepDir(4) {
+				t.Errorf("latest = %q, %v; want %s", latest, err, checkpoint.StepDir(4))
 			}
 		})
 	}
@@ -210,40 +212,14 @@ func TestResumeRefusesWhenNoCheckpointIsIntact(t *testing.T) {
 	cfg.GRPO.Steps = 2
 	trainedRun(t, cfg)
 	root := filepath.Join(run, "checkpoints")
-	names, _ := listCheckpoints(root)
+	names, _ := checkpoint.List(root)
 	for _, n := range names {
 		flipBit(t, filepath.Join(root, n, "model.safetensors"))
 	}
 	for try := 1; try <= 2; try++ { // the refusal repeats: nothing was moved
 		_, err := Train(context.Background(), cfg, nil)
-		if err == nil || !strings.Contains(err.Error(), "every checkpoint") || !strings.Contains(err.Error(), stepDir(0)+" (model.safetensors)") {
+		if err == nil || !strings.Contains(err.Error(), "every checkpoint") || !strings.Contains(err.Error(), checkpoint.StepDir(0)+" (model.safetensors)") {
 			t.Fatalf("try %d: err = %v, want a refusal naming the damaged checkpoints", try, err)
 		}
-	}
-}
-
-func TestCheckpointOrder(t *testing.T) {
-	root := t.TempDir()
-	for _, n := range []string{"step-000010", "warmstart-000200", "step-000000", "warmstart-000040", "step-000002",
-		"step-000004.damaged", "step-000006.old", ".tmp-123", "step-12", "warmstart-abcdef"} {
-		if err := os.Mkdir(filepath.Join(root, n), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	os.WriteFile(filepath.Join(root, "step-000099"), nil, 0o644) // a file, not a checkpoint
-	got, err := listCheckpoints(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{"warmstart-000040", "warmstart-000200", "step-000000", "step-000002", "step-000010"}
-	if strings.Join(got, " ") != strings.Join(want, " ") {
-		t.Fatalf("listCheckpoints = %v, want %v", got, want)
-	}
-	if err := pruneCheckpoints(root, 2); err != nil {
-		t.Fatal(err)
-	}
-	got, _ = listCheckpoints(root)
-	if want := "step-000000 step-000002 step-000010"; strings.Join(got, " ") != want {
-		t.Errorf("after pruning to 2: %v, want %s", got, want)
 	}
 }

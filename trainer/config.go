@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/artist-rl/artist/envs/family"
+	"github.com/artist-rl/artist/envs/pysandbox"
 	"github.com/artist-rl/artist/envs/sandbox"
 	"github.com/artist-rl/artist/policy"
 	"github.com/artist-rl/artist/reward"
@@ -82,8 +83,9 @@ type PromptConfig struct {
 
 // ToolConfig selects the tool that runs the policy's calls.
 type ToolConfig struct {
-	// Kind is "sandbox" (default: Go code run by the yaegi sandbox), a
-	// tool kind of the task family (family.Family.ToolKinds: for
+	// Kind is "sandbox" (default: Go code run by the yaegi sandbox),
+	// "python" (Python code run in jailed python3 workers, allowed
+	// wherever sandbox is, with the limits of tool.sandbox), a tool kind of the task family (family.Family.ToolKinds: for
 	// example function calls run on the task's API instances) or
 	// "disabled" (every call answers with an error: the ablation). The
 	// kind must be one the task family lists. With sandbox.stateful
@@ -92,6 +94,11 @@ type ToolConfig struct {
 	// per call, as in the paper.
 	Kind    string         `yaml:"kind"`
 	Sandbox sandbox.Config `yaml:"sandbox"`
+	// Python names the interpreter and bubblewrap of tool.kind python
+	// (Python code run in jailed python3 workers with the limits of
+	// tool.sandbox); the families that take sandbox calls take it too.
+	// Defaults: /usr/bin/python3 and bwrap.
+	Python pysandbox.Runtime `yaml:"python"`
 	// Library adds an ATLASS-style tool library to the sandbox.
 	Library LibraryConfig `yaml:"library"`
 }
@@ -177,9 +184,21 @@ type GRPOConfig struct {
 	// BatchSize is prompts per step; each gets rollout.group_size samples.
 	// Default 8.
 	BatchSize int `yaml:"batch_size"`
-	// Advantage estimator: "grpo" (divide by the group's std, default) or
-	// "drgrpo" (no division).
+	// Advantage estimator: "grpo" (divide by the group's std, default),
+	// "drgrpo" (no division), "rloo" (leave-one-out baseline),
+	// "reinforce_pp" or "reinforce_pp_baseline" (REINFORCE++, normalised
+	// over the batch), "gdpo" (each reward component normalised in its
+	// group), or one added with RegisterAdvantage (docs/objectives.md).
 	Advantage string `yaml:"advantage"`
+	// Loss is the policy surrogate: "ppo_clip" (default), "gspo"
+	// (sequence-level ratio; with eps_low and eps_high at their defaults
+	// it clips to GSPO's [1−3e-4, 1+4e-4]), "cispo" (clipped
+	// stop-gradient IS weight times log π; eps_high is its upper bound),
+	// or one added with RegisterLoss.
+	Loss string `yaml:"loss"`
+	// RolloutCorrection weighs or rejects tokens by the mismatch between
+	// the sampler's and the trainer's log-probs; off by default.
+	RolloutCorrection RolloutCorrectionConfig `yaml:"rollout_correction"`
 	// Epochs is mu, the passes over each batch. Default 1.
 	Epochs int `yaml:"epochs"`
 	// MiniBatches splits each batch into this many updates. Default 1.
@@ -274,7 +293,7 @@ type EvalConfig struct {
 }
 
 // CheckpointConfig sets checkpointing. Each checkpoint carries a
-// manifest.json of its files' SHA-256, checked by LoadCheckpoint.
+// manifest.json of its files' SHA-256, checked by checkpoint.Open.
 type CheckpointConfig struct {
 	// Every N GRPO steps; the last step always writes one. Default 50.
 	Every int `yaml:"every"`
@@ -306,19 +325,19 @@ func DefaultConfig() Config {
 		Format:  format.DefaultFormat(),
 		Prompt:  PromptConfig{Template: "plain", Demos: DemosConfig{K: 3, Select: "bm25"}},
 		Task:    defaultTaskConfig(),
-		Tool:    ToolConfig{Kind: "sandbox", Sandbox: sandbox.DefaultConfig(), Library: LibraryConfig{K: 3, Atlass: DefaultAtlassConfig()}},
+		Tool:    ToolConfig{Kind: "sandbox", Sandbox: sandbox.DefaultConfig(), Python: pysandbox.DefaultRuntime(), Library: LibraryConfig{K: 3, Atlass: DefaultAtlassConfig()}},
 		Rollout: rc,
 		Reward:  RewardConfig{Weights: reward.DefaultWeights()},
 		WarmStart: WarmStartConfig{Steps: 1200, BatchSize: 32, LR: 5e-3, Demos: 2000, ToolFraction: 0.4,
 			AdamBeta1: defaultAdam.Beta1, AdamBeta2: defaultAdam.Beta2, AdamEps: defaultAdam.Eps},
 		GRPO: GRPOConfig{
-			Steps: 100, BatchSize: 8, Advantage: "grpo", Epochs: 1, MiniBatches: 1,
-			EpsLow: 0.2, EpsHigh: 0.28, Agg: "seq-mean-token-mean", LR: 2e-4,
+			Steps: 100, BatchSize: 8, Advantage: "grpo", Loss: LossPPOClip, Epochs: 1, MiniBatches: 1,
+			EpsLow: defaultEpsLow, EpsHigh: defaultEpsHigh, Agg: "seq-mean-token-mean", LR: 2e-4,
 			WarmupSteps: 5, MaxGradNorm: 1, MaskTruncated: true, MaskToolOutput: true,
 			EmptySeqs: EmptyCount, DynamicSampling: DynamicSamplingConfig{MaxDraws: 4},
 			Overlong:  OverlongConfig{Mode: OverlongModeNone, Penalty: 1},
 			AdamBeta1: defaultAdam.Beta1, AdamBeta2: defaultAdam.Beta2, AdamEps: defaultAdam.Eps, AdvEps: 1e-6,
-			TISCap: 2,
+			TISCap: 2, RolloutCorrection: DefaultRolloutCorrectionConfig(),
 		},
 		Eval:       EvalConfig{Every: 25, Samples: 1, Temperature: 0, SaveSamples: 8},
 		Checkpoint: CheckpointConfig{Every: 50, WarmStartEvery: 200, Keep: 2},
@@ -408,12 +427,20 @@ func (c *Config) validateTool(fam family.Family) error {
 	if c.Format.ART() && !slices.Contains(kinds, family.SandboxTool) {
 		return fmt.Errorf("config: format.style art writes code lines for the sandbox, but task %s calls functions (tool.kind %s) in tags: use format.style tags", fam.Name(), kinds[0])
 	}
+	if slices.Contains(kinds, family.SandboxTool) {
+		kinds = append(slices.Clone(kinds), family.PythonTool)
+	}
 	switch kind := c.Tool.Kind; {
 	case kind == "disabled":
 	case slices.Contains(kinds, kind):
-		if kind == family.SandboxTool {
+		if kind == family.SandboxTool || kind == family.PythonTool {
 			if err := c.Tool.Sandbox.Validate(); err != nil {
 				return fmt.Errorf("config: tool.sandbox: %w", err)
+			}
+		}
+		if kind == family.PythonTool {
+			if err := (pysandbox.Config{Limits: c.Tool.Sandbox, Runtime: c.Tool.Python}).Validate(); err != nil {
+				return fmt.Errorf("config: tool.python: %w", err)
 			}
 		}
 	case slices.Contains(toolKinds(), kind):
@@ -437,7 +464,7 @@ func (c *Config) validateTool(fam family.Family) error {
 // toolKinds lists sandbox and then the other tool kinds of the registered
 // families, in registration order.
 func toolKinds() []string {
-	out := []string{family.SandboxTool}
+	out := []string{family.SandboxTool, family.PythonTool}
 	for _, f := range family.All() {
 		for _, k := range f.ToolKinds() {
 			if !slices.Contains(out, k) {
@@ -502,8 +529,8 @@ func (g GRPOConfig) validate(maxResponseTokens int) error {
 	case g.MicroBatch < 0:
 		return fmt.Errorf("config: grpo.micro_batch must be >= 0 (0 runs each mini-batch at once), got %d", g.MicroBatch)
 	}
-	if _, err := Advantage(g.Advantage); err != nil {
-		return fmt.Errorf("config: grpo.advantage: %w", err)
+	if err := g.validateObjective(); err != nil {
+		return err
 	}
 	lc := g.lossConfig(1)
 	if err := lc.Validate(); err != nil {
@@ -513,8 +540,9 @@ func (g GRPOConfig) validate(maxResponseTokens int) error {
 }
 
 func (g GRPOConfig) lossConfig(maxTokens int) LossConfig {
-	return LossConfig{EpsLow: g.EpsLow, EpsHigh: g.EpsHigh, Beta: g.Beta, Agg: g.Agg, MaxTokens: maxTokens,
-		ClipRatioC: g.ClipRatioC, KLClamp: g.KLClamp, EmptySeqs: g.EmptySeqs}
+	lo, hi := g.clipRange()
+	return LossConfig{EpsLow: lo, EpsHigh: hi, Beta: g.Beta, Agg: g.Agg, MaxTokens: maxTokens,
+		ClipRatioC: g.ClipRatioC, KLClamp: g.KLClamp, EmptySeqs: g.EmptySeqs, Loss: g.Loss}
 }
 
 func (c *Config) validateEvalCheckpoint() error {

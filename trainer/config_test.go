@@ -30,7 +30,10 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 		{"negative lr", "grpo:\n  lr: -1\n", nil, []string{"grpo.lr must be > 0"}},
 		{"bad agg", "grpo:\n  agg: mean\n", nil, []string{"agg"}},
 		{"bad advantage", "grpo:\n  advantage: ppo\n", nil, []string{"grpo.advantage", "drgrpo"}},
-		{"bad tool", "tool:\n  kind: python\n", nil, []string{"tool.kind", "sandbox, bfcl", "or disabled"}}, // and the kinds of families a test registered
+		{"bad tool", "tool:\n  kind: perl\n", nil, []string{"tool.kind", "sandbox, python, bfcl", "or disabled"}},
+		{"python for bfcl", "task:\n  name: bfcl\ntool:\n  kind: python\n", nil, []string{"tool.kind python", "tool.kind: bfcl"}},
+		{"library with python", "tool:\n  kind: python\n  library:\n    path: tools.db\n", nil, []string{"tool.library", "tool.kind: sandbox"}},
+		{"python outside /usr", "tool:\n  kind: python\n  python:\n    interpreter: /opt/py/bin/python3\n", nil, []string{"interpreter", "/usr"}}, // and the kinds of families a test registered
 		{"sandbox for bfcl", "task:\n  name: bfcl\n", nil, []string{"tool.kind sandbox", "tool.kind: bfcl"}},
 		{"art style for bfcl", "task:\n  name: bfcl\ntool:\n  kind: bfcl\nformat:\n  style: art\n", nil, []string{"format.style art", "task bfcl", "format.style tags"}},
 		{"bad format style", "format:\n  style: lines\n", nil, []string{"format.style", "tags", "art"}},

@@ -36,12 +36,17 @@ import (
 // differ only in the order of the gradient sums. A run without a launcher
 // keeps the one stream per step of Engine.Run.
 
-// dist is a run's place in a data-parallel job; Run.dist is nil for a
-// run of one process without a launcher.
+// dist is the reducer of a rank of a data-parallel job.
 type dist struct {
 	c    collective.Collective
 	mine map[*rollout.Trajectory]bool // this rank's trajectories of the step
 	buf  []float32                    // gradient staging for the all-reduce
+}
+
+var _ reducer = (*dist)(nil)
+
+func newDist(c collective.Collective) *dist {
+	return &dist{c: c, mine: map[*rollout.Trajectory]bool{}}
 }
 
 // gradChunk bounds the floats all-reduced per call (64 MiB).
@@ -70,7 +75,7 @@ func TrainOn(ctx context.Context, cfg Config, c collective.Collective, out io.Wr
 		return nil, err
 	}
 	defer r.Close()
-	r.dist = &dist{c: c, mine: map[*rollout.Trajectory]bool{}}
+	r.red = newDist(c)
 	fmt.Fprintf(out, "data parallel: %d ranks\n", c.Size())
 	return r.Run(ctx)
 }
@@ -91,16 +96,50 @@ func distSupported(cfg Config) error {
 	return nil
 }
 
-// lead reports whether this process writes the run folder: rank 0, or
-// the only process.
-func (r *Run) lead() bool { return r.dist == nil || r.dist.c.Rank() == 0 }
+// lead reports whether this process writes the run folder.
+func (r *Run) lead() bool { return r.red.lead() }
 
-// ranks is what state.json records: the job's size, 0 without a launcher.
-func (r *Run) ranks() int {
-	if r.dist == nil {
-		return 0
+func (d *dist) lead() bool             { return d.c.Rank() == 0 }
+func (d *dist) size() int              { return d.c.Size() }
+func (d *dist) share(n int) (int, int) { return shard(n, d.c.Rank(), d.c.Size()) }
+
+// own returns the indexes of this rank's trajectories of the step.
+func (d *dist) own(trajs []*rollout.Trajectory) []int {
+	var idx []int
+	for j, t := range trajs {
+		if d.mine[t] {
+			idx = append(idx, j)
+		}
 	}
-	return r.dist.c.Size()
+	return idx
+}
+
+func (d *dist) sum(x []float64) error {
+	if err := d.c.AllReduceFloat64(x); err != nil {
+		return fmt.Errorf("trainer: all-reduce: %w", err)
+	}
+	return nil
+}
+
+// distOptimizer is AdamW whose Step first sums the gradients over the
+// ranks, so that every rank takes the same step (Horovod's
+// DistributedOptimizer).
+type distOptimizer struct {
+	*AdamW
+	d *dist
+	m *policy.Model
+}
+
+func (d *dist) optimizer(opt *AdamW, m *policy.Model) optimizer {
+	return distOptimizer{AdamW: opt, d: d, m: m}
+}
+
+// Step sums the gradients over the ranks, then takes AdamW's step.
+func (o distOptimizer) Step(lr float64) (float64, error) {
+	if err := o.d.allReduceGrads(o.m); err != nil {
+		return 0, err
+	}
+	return o.AdamW.Step(lr)
 }
 
 // shard is the part [lo, hi) of n items that rank takes of size ranks:
@@ -175,8 +214,8 @@ func (d *dist) exchange(local []scored, tasks []envs.Task, mark bool) ([]scored,
 
 // rolloutShare rolls out this rank's share of tasks, each group from its
 // own stream of (phase, step), and scores it with score (nil: no reward).
-func (r *Run) rolloutShare(ctx context.Context, eng *rollout.Engine, tasks []envs.Task, phase string, step int, score func(*rollout.Trajectory) (float64, map[string]float64)) ([]scored, error) {
-	lo, hi := shard(len(tasks), r.dist.c.Rank(), r.dist.c.Size())
+func (d *dist) rolloutShare(ctx context.Context, r *Run, eng *rollout.Engine, tasks []envs.Task, phase string, step int, score func(*rollout.Trajectory) (float64, map[string]float64)) ([]scored, error) {
+	lo, hi := d.share(len(tasks))
 	var out []scored
 	if lo == hi {
 		return out, nil
@@ -195,12 +234,12 @@ func (r *Run) rolloutShare(ctx context.Context, eng *rollout.Engine, tasks []env
 	return out, nil
 }
 
-// rolloutDist is rolloutInto on a data-parallel run: this rank rolls out
-// and scores its share of the draw's groups, then every rank appends the
-// whole draw to b in the one-process order.
-func (r *Run) rolloutDist(ctx context.Context, b *stepBatch, tasks []envs.Task, phase string, step int, m Metrics) error {
+// rollout rolls out and scores this rank's share of the draw's groups,
+// each group from its own stream, then every rank appends the whole draw
+// to b in the one-process order.
+func (d *dist) rollout(ctx context.Context, r *Run, b *stepBatch, tasks []envs.Task, _ *rand.Rand, phase string, step int, m Metrics) error {
 	if phase == "grpo" {
-		clear(r.dist.mine) // a new step
+		clear(d.mine) // a new step
 	}
 	t0 := time.Now()
 	var scoreS float64
@@ -209,11 +248,11 @@ func (r *Run) rolloutDist(ctx context.Context, b *stepBatch, tasks []envs.Task, 
 		defer func() { scoreS += time.Since(ts).Seconds() }()
 		return r.scoreOne(t)
 	}
-	local, err := r.rolloutShare(ctx, r.Engine(r.Cfg.Rollout), tasks, phase, step, score)
+	local, err := d.rolloutShare(ctx, r, r.Engine(r.Cfg.Rollout), tasks, phase, step, score)
 	if err != nil {
 		return err
 	}
-	all, err := r.dist.exchange(local, tasks, true)
+	all, err := d.exchange(local, tasks, true)
 	if err != nil {
 		return err
 	}
@@ -225,11 +264,10 @@ func (r *Run) rolloutDist(ctx context.Context, b *stepBatch, tasks []envs.Task, 
 	return nil
 }
 
-// evaluateDist is Evaluate on a data-parallel run: each rank rolls out a
-// contiguous share of the tasks, each task from its own stream, and every
-// rank scores the gathered whole.
-func (r *Run) evaluateDist(ctx context.Context, eng *rollout.Engine, tasks []envs.Task, samples int) (EvalResult, []*rollout.Trajectory, error) {
-	lo, hi := shard(len(tasks), r.dist.c.Rank(), r.dist.c.Size())
+// evaluate has each rank roll out a contiguous share of the tasks, each
+// task from its own stream, and every rank score the gathered whole.
+func (d *dist) evaluate(ctx context.Context, r *Run, eng *rollout.Engine, tasks []envs.Task, samples int) (EvalResult, []*rollout.Trajectory, error) {
+	lo, hi := d.share(len(tasks))
 	var local []scored
 	for clo := lo; clo < hi; clo += evalChunk {
 		chi := min(clo+evalChunk, hi)
@@ -241,7 +279,7 @@ func (r *Run) evaluateDist(ctx context.Context, eng *rollout.Engine, tasks []env
 			local = append(local, scored{Task: clo + t.Group, Traj: t})
 		}
 	}
-	all, err := r.dist.exchange(local, tasks, false)
+	all, err := d.exchange(local, tasks, false)
 	if err != nil {
 		return EvalResult{}, nil, err
 	}
@@ -252,66 +290,13 @@ func (r *Run) evaluateDist(ctx context.Context, eng *rollout.Engine, tasks []env
 	return r.score(trajs, samples), trajs, nil
 }
 
-// backwardOwn back-propagates coef through this rank's sequences of a
-// minibatch (all of them on one process), then sums the gradients over
-// the ranks. trajs[j] is the trajectory of seqs[j].
-func (r *Run) backwardOwn(trajs []*rollout.Trajectory, seqs [][]int, coef [][]float32, micro int) error {
-	if r.dist == nil {
-		_, err := backward(r.Model, seqs, coef, micro)
-		return err
-	}
-	var ms [][]int
-	var mc [][]float32
-	for j, t := range trajs {
-		if r.dist.mine[t] {
-			ms, mc = append(ms, seqs[j]), append(mc, coef[j])
-		}
-	}
-	if len(ms) > 0 {
-		if _, err := backward(r.Model, ms, mc, micro); err != nil {
-			return err
-		}
-	}
-	return r.allReduceGrads()
-}
-
-// sftBackward is the warm start's backward pass over a batch: this rank
-// takes a contiguous share of the sequences; the gradients and the loss
-// Σ coef·logp are summed over the ranks.
-func (r *Run) sftBackward(seqs [][]int, coef [][]float32, micro int) (float64, error) {
-	r.Model.SetRecompute(r.Cfg.Model.Recompute)
-	if r.dist == nil {
-		logp, err := backward(r.Model, seqs, coef, micro)
-		if err != nil {
-			return 0, err
-		}
-		return weightedSum(coef, logp), nil
-	}
-	lo, hi := shard(len(seqs), r.dist.c.Rank(), r.dist.c.Size())
-	loss := []float64{0}
-	if lo < hi {
-		logp, err := backward(r.Model, seqs[lo:hi], coef[lo:hi], micro)
-		if err != nil {
-			return 0, err
-		}
-		loss[0] = weightedSum(coef[lo:hi], logp)
-	}
-	if err := r.allReduceGrads(); err != nil {
-		return 0, err
-	}
-	if err := r.dist.c.AllReduceFloat64(loss); err != nil {
-		return 0, fmt.Errorf("trainer: all-reduce loss: %w", err)
-	}
-	return loss[0], nil
-}
-
-// allReduceGrads sums every parameter's gradient over the ranks, in
-// chunks of at most gradChunk floats packed in parameter order.
-func (r *Run) allReduceGrads() error {
-	d := r.dist
-	r.Model.EnableGrads() // a rank without sequences in a minibatch has none yet
+// allReduceGrads sums the gradient of every trainable parameter of m
+// over the ranks, in chunks of at most gradChunk floats packed in
+// parameter order.
+func (d *dist) allReduceGrads(m *policy.Model) error {
+	m.EnableGrads() // a rank without sequences in a minibatch has none yet
 	if d.buf == nil {
-		d.buf = make([]float32, 0, min(gradChunk, r.Model.NumParams()))
+		d.buf = make([]float32, 0, min(gradChunk, m.NumParams()))
 	}
 	var pending []*policy.Param
 	flush := func() error {
@@ -328,7 +313,7 @@ func (r *Run) allReduceGrads() error {
 		d.buf, pending = d.buf[:0], pending[:0]
 		return nil
 	}
-	for _, p := range r.Model.TrainParams() {
+	for _, p := range m.TrainParams() {
 		for g := p.Grad; len(g) > 0; {
 			if len(d.buf) == cap(d.buf) {
 				if err := flush(); err != nil {
@@ -344,19 +329,10 @@ func (r *Run) allReduceGrads() error {
 	return flush()
 }
 
-// logProbs is model.LogProbs of seqs (trajs[j] the trajectory of seqs[j]),
-// each rank computing those of its own trajectories and the ranks
-// exchanging them.
-func (r *Run) logProbs(model *policy.Model, trajs []*rollout.Trajectory, seqs [][]int) ([][]float32, error) {
-	if r.dist == nil {
-		return model.LogProbs(seqs)
-	}
-	var idx []int
-	for j, t := range trajs {
-		if r.dist.mine[t] {
-			idx = append(idx, j)
-		}
-	}
+// logProbs has each rank compute the log-probs of its own trajectories
+// and the ranks exchange them.
+func (d *dist) logProbs(model *policy.Model, trajs []*rollout.Trajectory, seqs [][]int) ([][]float32, error) {
+	idx := d.own(trajs)
 	var lp [][]float32
 	if len(idx) > 0 {
 		var err error
@@ -371,7 +347,7 @@ func (r *Run) logProbs(model *policy.Model, trajs []*rollout.Trajectory, seqs []
 	}{idx, lp}); err != nil {
 		return nil, err
 	}
-	parts, err := collective.AllGather(r.dist.c, buf.Bytes())
+	parts, err := collective.AllGather(d.c, buf.Bytes())
 	if err != nil {
 		return nil, fmt.Errorf("trainer: exchange log-probs: %w", err)
 	}
@@ -411,14 +387,11 @@ func weightsHash(m *policy.Model) [32]byte {
 	return sum
 }
 
-// checkWeights requires every rank to hold the same weights, bit for bit,
-// and prints their hash; when says where the run is.
-func (r *Run) checkWeights(when string) error {
-	if r.dist == nil {
-		return nil
-	}
-	h := weightsHash(r.Model)
-	parts, err := collective.AllGather(r.dist.c, h[:])
+// checkWeights requires every rank to hold m's weights, bit for bit, and
+// prints their hash on out.
+func (d *dist) checkWeights(m *policy.Model, out io.Writer, when string) error {
+	h := weightsHash(m)
+	parts, err := collective.AllGather(d.c, h[:])
 	if err != nil {
 		return fmt.Errorf("trainer: compare weights: %w", err)
 	}
@@ -427,6 +400,6 @@ func (r *Run) checkWeights(when string) error {
 			return fmt.Errorf("trainer: %s, rank %d's weights differ from rank 0's: the ranks must start from the same init and run_dir", when, rank)
 		}
 	}
-	fmt.Fprintf(r.out, "weights %s: sha256 %s, the same on all %d ranks\n", when, hex.EncodeToString(h[:8]), len(parts))
+	fmt.Fprintf(out, "weights %s: sha256 %s, the same on all %d ranks\n", when, hex.EncodeToString(h[:8]), len(parts))
 	return nil
 }

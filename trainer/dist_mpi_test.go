@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/artist-rl/artist/checkpoint"
 	"github.com/artist-rl/artist/collective"
 	"github.com/artist-rl/artist/collective/mpitest"
 )
@@ -217,12 +218,12 @@ func killRank(t *testing.T, dir string) {
 		t.Errorf("the run finished before rank 1 was killed")
 	}
 	root := filepath.Join(dir, "checkpoints")
-	names, err := listCheckpoints(root)
+	names, err := checkpoint.List(root)
 	if err != nil || len(names) == 0 {
 		t.Fatalf("checkpoints %v: %v", names, err)
 	}
 	for _, n := range names {
-		if _, err := LoadCheckpoint(filepath.Join(root, n), nil); err != nil {
+		if _, err := checkpoint.Open(filepath.Join(root, n), nil); err != nil {
 			t.Errorf("checkpoint %s is not intact: %v", n, err)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/artist-rl/artist/checkpoint"
 	"github.com/artist-rl/artist/collective"
 	"github.com/artist-rl/artist/rollout"
 )
@@ -65,7 +66,8 @@ func onRanks(n int, f func(c collective.Collective) error) []error {
 // gradCheck compares, on one rank, the gradient of one batch summed over
 // the ranks of c with the gradient this rank computes of the whole batch
 // alone, for the warm start's split (sftBackward) and GRPO's
-// (backwardOwn), and returns the larger relative difference.
+// (backwardOwn), each followed by the gradient sum of the optimizer's
+// step, and returns the larger relative difference.
 func gradCheck(ctx context.Context, c collective.Collective, cfg Config) (float64, error) {
 	r, err := Setup(ctx, cfg, nil)
 	if err != nil {
@@ -79,7 +81,9 @@ func gradCheck(ctx context.Context, c collective.Collective, cfg Config) (float6
 	seqs := make([][]int, 7) // odd: the ranks' shares differ
 	masks := make([][]uint8, len(seqs))
 	for i := range seqs {
-		seqs[i], masks[i] = r.encodeDemo(ctx, demos[i%len(demos)])
+		if seqs[i], masks[i], err = r.encodeDemo(ctx, demos[i%len(demos)]); err != nil {
+			return 0, err
+		}
 	}
 	rng := rand.New(rand.NewSource(5))
 	coefs := [][][]float32{sftCoef(masks), make([][]float32, len(seqs))}
@@ -95,22 +99,26 @@ func gradCheck(ctx context.Context, c collective.Collective, cfg Config) (float6
 	}
 	worst := 0.0
 	for k, coef := range coefs {
-		r.dist = nil
+		r.red = solo{}
 		r.Model.ZeroGrad()
 		if _, err := backward(r.Model, seqs, coef, 2); err != nil {
 			return 0, err
 		}
 		want := gradVector(r)
-		r.dist = &dist{c: c, mine: map[*rollout.Trajectory]bool{}}
+		d := newDist(c)
+		r.red = d
 		r.Model.ZeroGrad()
 		if k == 0 {
 			_, err = r.sftBackward(seqs, coef, 2)
 		} else {
 			lo, hi := shard(len(seqs), c.Rank(), c.Size())
 			for _, tr := range trajs[lo:hi] {
-				r.dist.mine[tr] = true
+				d.mine[tr] = true
 			}
 			err = r.backwardOwn(trajs, seqs, coef, 2)
+		}
+		if err == nil {
+			err = d.allReduceGrads(r.Model) // what the wrapped optimizer's Step does first
 		}
 		if err != nil {
 			return 0, err
@@ -233,7 +241,7 @@ func TestDistRunLocal(t *testing.T) {
 // checkpointWeights loads a checkpoint's weights as one vector.
 func checkpointWeights(t *testing.T, dir string) []float64 {
 	t.Helper()
-	m, _, err := loadModelFolder(dir, io.Discard)
+	m, _, err := checkpoint.LoadModel(dir, io.Discard, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,32 +34,24 @@ func where(st *trainerState) string {
 	return fmt.Sprintf("GRPO step %d", st.Step)
 }
 
-// resumeRanks is resume on every rank of the job: rank 0 first (it may
+// resume is resume on every rank of the job: rank 0 first (it may
 // repair the checkpoints folder), then the others, which must arrive at
 // the same checkpoint with the same weights. A checkpoint written by a
 // different number of ranks is resumed, with a message that says so; one
 // written by a process without a launcher, or the reverse, is refused.
-func (r *Run) resumeRanks() (*trainerState, error) {
-	if r.dist == nil {
-		st, err := r.resume()
-		if err == nil && st != nil && st.Ranks > 0 {
-			return nil, fmt.Errorf("trainer: resume: %s was trained on %d ranks under an MPI launcher, whose groups sample from their own streams: resume it under mpirun (any number of ranks) or start a new run_dir", r.Cfg.RunDir, st.Ranks)
-		}
-		return st, err
-	}
-	c := r.dist.c
+func (d *dist) resume(r *Run) (*trainerState, error) {
 	var st *trainerState
 	var err error
-	if c.Rank() == 0 {
+	if d.c.Rank() == 0 {
 		st, err = r.resume()
 	}
-	if _, err0 := r.gatherStatus(st, err, 0); err0 != nil {
+	if _, err0 := d.gatherStatus(st, err, 0); err0 != nil {
 		return nil, err0
 	}
-	if c.Rank() != 0 {
+	if d.c.Rank() != 0 {
 		st, err = r.resume()
 	}
-	all, errAll := r.gatherStatus(st, err, -1)
+	all, errAll := d.gatherStatus(st, err, -1)
 	if errAll != nil {
 		return nil, errAll
 	}
@@ -68,21 +60,21 @@ func (r *Run) resumeRanks() (*trainerState, error) {
 			return nil, fmt.Errorf("trainer: resume: rank %d resumes from %s but rank 0 from %s: run_dir must be one folder that every rank sees (a shared file system)", rank, s.Where, all[0].Where)
 		}
 	}
-	if err := r.checkRanks(st); err != nil {
+	if err := d.checkRanks(r, st); err != nil {
 		return nil, err
 	}
-	return st, r.checkWeights("at " + where(st))
+	return st, d.checkWeights(r.Model, r.out, "at "+where(st))
 }
 
 // gatherStatus exchanges each rank's resume outcome and returns an error
 // on every rank when rank only (or any rank, for -1) failed.
-func (r *Run) gatherStatus(st *trainerState, err error, only int) ([]rankStatus, error) {
+func (d *dist) gatherStatus(st *trainerState, err error, only int) ([]rankStatus, error) {
 	s := rankStatus{Where: where(st)}
 	if err != nil {
 		s.Err = err.Error()
 	}
 	b, _ := json.Marshal(s)
-	parts, cerr := collective.AllGather(r.dist.c, b)
+	parts, cerr := collective.AllGather(d.c, b)
 	if cerr != nil {
 		return nil, fmt.Errorf("trainer: resume: %w", cerr)
 	}
@@ -90,7 +82,7 @@ func (r *Run) gatherStatus(st *trainerState, err error, only int) ([]rankStatus,
 	for rank, p := range parts {
 		json.Unmarshal(p, &all[rank])
 		if all[rank].Err != "" && (only < 0 || rank == only) {
-			if rank == r.dist.c.Rank() {
+			if rank == d.c.Rank() {
 				return nil, err
 			}
 			return nil, fmt.Errorf("trainer: rank %d: %s", rank, all[rank].Err)
@@ -104,11 +96,11 @@ var errSampling = errors.New("trainer: resume: a run without a launcher samples 
 
 // checkRanks compares the number of ranks that wrote the checkpoint with
 // this job's.
-func (r *Run) checkRanks(st *trainerState) error {
+func (d *dist) checkRanks(r *Run, st *trainerState) error {
 	if st == nil {
 		return nil
 	}
-	n := r.dist.c.Size()
+	n := d.c.Size()
 	switch {
 	case st.Ranks == 0:
 		return fmt.Errorf("%w: %s was trained by one process without a launcher; resume it the same way or start a new run_dir", errSampling, r.Cfg.RunDir)

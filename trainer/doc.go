@@ -20,6 +20,16 @@
 // (policy.Model.Backward), so tokens with loss mask 0 get exactly no
 // gradient. AdamW updates the weights with global gradient-norm clipping.
 //
+// Objectives are registries of name → Go function, so a program adds its
+// own without forking: RegisterAdvantage (or RegisterEstimator,
+// RegisterComponentEstimator) for grpo.advantage, RegisterLoss for
+// grpo.loss; a second registration under a name panics. Built in:
+// grpo, drgrpo, rloo, reinforce_pp, reinforce_pp_baseline and gdpo
+// (advantage.go), ppo_clip, gspo and cispo (objective.go). The mismatch
+// between the sampler's and the trainer's log-probs has its importance
+// weights, rejection masks and metrics in mismatch.go. docs/objectives.md
+// tabulates them with their papers and the peers that offer them.
+//
 // Task families (envs/family) supply everything task-specific: the
 // training pool and held-out split, the tools beside the sandbox, the
 // warm-start library, the reward components and the judge of accuracy,

@@ -41,25 +41,7 @@ func (r *Run) Evaluate(ctx context.Context, tasks []envs.Task, samples int, temp
 	rc := r.Cfg.Rollout
 	rc.GroupSize = samples
 	rc.Temperature = temperature
-	eng := r.Engine(rc)
-	if r.dist != nil {
-		return r.evaluateDist(ctx, eng, tasks, samples)
-	}
-	rng := stepRNG(r.Cfg.Seed, "eval", 0)
-	var all []*rollout.Trajectory
-	bar := r.evalBar(len(tasks))
-	defer bar.Clear()
-	for lo := 0; lo < len(tasks); lo += evalChunk {
-		hi := min(lo+evalChunk, len(tasks))
-		trajs, err := eng.Run(ctx, tasks[lo:hi], rng)
-		if err != nil {
-			return EvalResult{}, nil, fmt.Errorf("trainer: eval: %w", err)
-		}
-		all = append(all, trajs...)
-		bar.Set(hi)
-	}
-	bar.Clear()
-	return r.score(all, samples), all, nil
+	return r.red.evaluate(ctx, r, r.Engine(rc), tasks, samples)
 }
 
 // score grades trajectories, k per task grouped contiguously, with the

@@ -109,7 +109,10 @@ func testFCDemonstrations(t *testing.T, data string) {
 		if users != len(e.GroundTruth)-1 {
 			t.Errorf("%s: %d masked user turns, want %d", e.ID, users, len(e.GroundTruth)-1)
 		}
-		seq, mask := r.encodeDemo(context.Background(), demo)
+		seq, mask, err := r.encodeDemo(context.Background(), demo)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if len(seq) != len(mask) || strings.Count(r.Tok.Decode(seq), eosToken) != len(e.GroundTruth) {
 			t.Errorf("%s: want one end-of-sequence per turn in %q", e.ID, r.Tok.Decode(seq))
 		}
@@ -174,8 +177,15 @@ func TestRenderTurnChat(t *testing.T) {
 	}
 	r := &Run{Chat: c}
 	const eos = "<|im_end|>"
-	turn := r.renderTurn(eos)
-	got := r.renderPrompt(context.Background(), envs.Task{Prompt: "q1"}) + "a1" + eos + turn("q2") + "a2" + eos + turn("q3")
+	turn, turnErr := r.renderTurn(eos)
+	prompt, err := r.renderPrompt(context.Background(), envs.Task{Prompt: "q1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := prompt + "a1" + eos + turn("q2") + "a2" + eos + turn("q3")
+	if err := turnErr(); err != nil {
+		t.Fatal(err)
+	}
 	want, err := c.Template.Render([]chat.Message{
 		{Role: "system", Content: "sys"}, {Role: "user", Content: "q1"}, {Role: "assistant", Content: "a1"},
 		{Role: "user", Content: "q2"}, {Role: "assistant", Content: "a2"}, {Role: "user", Content: "q3"},
@@ -186,8 +196,8 @@ func TestRenderTurnChat(t *testing.T) {
 	if got != want {
 		t.Errorf("rendered turn by turn:\n%q\nchat template:\n%q", got, want)
 	}
-	if plain := (&Run{}).renderTurn(eos)("q2"); plain != rollout.UserTurnText("q2") {
-		t.Errorf("plain turn %q", plain)
+	if plain, _ := (&Run{}).renderTurn(eos); plain("q2") != rollout.UserTurnText("q2") {
+		t.Errorf("plain turn %q", plain("q2"))
 	}
 }
 

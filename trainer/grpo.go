@@ -3,9 +3,6 @@ package trainer
 import (
 	"fmt"
 	"math"
-	"slices"
-	"strings"
-	"sync"
 )
 
 // GroupAdvantages computes group-relative advantages (ARTIST, arXiv
@@ -63,62 +60,6 @@ func groupAdvantage(r, dst []float64, scaleStd bool, eps float64) bool {
 	return true
 }
 
-// AdvantageFunc turns the rewards of consecutive groups of groupSize
-// rollouts into one advantage per rollout, and counts the groups with zero
-// reward spread. It has GroupAdvantages' contract.
-type AdvantageFunc func(rewards []float64, groupSize int, eps float64) ([]float64, int)
-
-var (
-	advMu       sync.RWMutex
-	advRegistry = map[string]AdvantageFunc{}
-)
-
-func init() {
-	RegisterAdvantage("grpo", func(r []float64, g int, eps float64) ([]float64, int) {
-		return GroupAdvantages(r, g, true, eps)
-	})
-	RegisterAdvantage("drgrpo", func(r []float64, g int, eps float64) ([]float64, int) {
-		return GroupAdvantages(r, g, false, eps)
-	})
-}
-
-// RegisterAdvantage adds an advantage estimator under name. Built in:
-// "grpo" (std-scaled) and "drgrpo" (mean-centred only). It panics on an
-// empty name, a nil fn, or a name already registered, so two estimators can
-// never silently shadow each other.
-func RegisterAdvantage(name string, fn AdvantageFunc) {
-	if name == "" || fn == nil {
-		panic("trainer: RegisterAdvantage needs a name and a function")
-	}
-	advMu.Lock()
-	defer advMu.Unlock()
-	if _, dup := advRegistry[name]; dup {
-		panic(fmt.Sprintf("trainer: advantage estimator %q registered twice", name))
-	}
-	advRegistry[name] = fn
-}
-
-// Advantage returns the estimator registered under name, or an error that
-// lists the valid names.
-func Advantage(name string) (AdvantageFunc, error) {
-	advMu.RLock()
-	defer advMu.RUnlock()
-	if fn, ok := advRegistry[name]; ok {
-		return fn, nil
-	}
-	return nil, fmt.Errorf("trainer: unknown advantage estimator %q (valid: %s)", name, strings.Join(advantageNames(), ", "))
-}
-
-// advantageNames lists the registered estimators, sorted; advMu must be held.
-func advantageNames() []string {
-	names := make([]string, 0, len(advRegistry))
-	for n := range advRegistry {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
-}
-
 // Loss aggregation modes (LossConfig.Agg).
 const (
 	// AggSeqMeanTokenMean averages each sequence's per-token losses over its
@@ -165,6 +106,10 @@ type LossConfig struct {
 	// mask-1 tokens: EmptyCount ("count", default; "" means the same)
 	// or EmptyExclude ("exclude"). token-mean is the same under both.
 	EmptySeqs string `yaml:"empty_seqs"`
+	// Loss names the policy surrogate in the loss registry: LossPPOClip
+	// ("ppo_clip", default; "" means the same), LossGSPO ("gspo"),
+	// LossCISPO ("cispo"), or one added with RegisterLoss.
+	Loss string `yaml:"loss"`
 }
 
 // Conventions for sequences with no mask-1 tokens (LossConfig.EmptySeqs).
@@ -179,7 +124,7 @@ const (
 
 // DefaultLossConfig returns the documented defaults.
 func DefaultLossConfig() LossConfig {
-	return LossConfig{EpsLow: 0.2, EpsHigh: 0.2, Agg: AggSeqMeanTokenMean, EmptySeqs: EmptyCount}
+	return LossConfig{EpsLow: 0.2, EpsHigh: 0.2, Agg: AggSeqMeanTokenMean, EmptySeqs: EmptyCount, Loss: LossPPOClip}
 }
 
 // Validate names the first bad field and how to fix it.
@@ -197,6 +142,9 @@ func (c LossConfig) Validate() error {
 		return fmt.Errorf("trainer: kl_clamp = %g must be 0 (off) or a finite value > 0 (verl uses 10)", c.KLClamp)
 	case c.EmptySeqs != "" && c.EmptySeqs != EmptyCount && c.EmptySeqs != EmptyExclude:
 		return fmt.Errorf("trainer: unknown empty_seqs %q (valid: %s, the default, or %s)", c.EmptySeqs, EmptyCount, EmptyExclude)
+	}
+	if err := c.validateLoss(); err != nil {
+		return err
 	}
 	switch c.Agg {
 	case AggSeqMeanTokenMean, AggTokenMean:
@@ -243,7 +191,8 @@ type LossOutput struct {
 // PolicyLoss evaluates the GRPO objective (ARTIST, arXiv 2505.01441, eq. 1;
 // docs/ARCHITECTURE.md, "Loss") as a loss to minimise, and its gradient with
 // respect to the current log-probs. Per mask-1 token, with A the sequence's
-// advantage:
+// advantage and s the surrogate of cfg.Loss (the default, ppo_clip, below;
+// gspo and cispo in objective.go; others through RegisterLoss):
 //
 //	r  = exp(clamp(logp − old, ±20))
 //	s  = min(r·A, clip(r, 1−EpsLow, 1+EpsHigh)·A)
@@ -284,16 +233,19 @@ func PolicyLoss(cfg LossConfig, seqs []SeqInput) LossOutput {
 	if cfg.EmptySeqs == EmptyExclude {
 		numSeqs = len(seqs) - countZero(counts)
 	}
+	surrogate := lossSurrogate(cfg.Loss)
 	out := LossOutput{Coef: make([][]float32, len(seqs))}
 	clipped, lower := 0, 0
 	for i, s := range seqs {
 		w := seqWeight(cfg, numSeqs, counts[i], total)
 		coef := make([]float32, len(s.LogP))
+		terms := make([]Surrogate, len(s.LogP))
+		surrogate(cfg, s, terms)
 		for t, m := range s.Mask {
 			if m == 0 {
 				continue
 			}
-			tok := tokenLoss(cfg, s, t)
+			tok := tokenLoss(cfg, s, t, terms[t])
 			out.Loss += w * (-tok.surr + cfg.Beta*tok.k3)
 			out.PolicyLoss += w * -tok.surr
 			out.KL += tok.k3
@@ -372,36 +324,24 @@ func seqWeight(cfg LossConfig, numSeqs, n, total int) float64 {
 	}
 }
 
-// tokenTerms are one token's surrogate s, k3, ∂ℓ/∂logp, whether the
-// clipped branch is the strictly smaller one, and whether the dual clip
-// c·A is strictly the larger.
+// tokenTerms are one token's surrogate s (its importance weight
+// applied), k3, ∂ℓ/∂logp, whether the clipped branch is the strictly
+// smaller one, and whether the dual clip c·A is strictly the larger.
 type tokenTerms struct {
 	surr, k3, grad       float64
 	clipped, dualClipped bool
 }
 
-func tokenLoss(cfg LossConfig, s SeqInput, t int) tokenTerms {
-	logp := float64(s.LogP[t])
-	lr, dlr := clampGrad(logp-float64(s.OldLogP[t]), logRatioClamp)
-	r := math.Exp(lr)
-	unclipped := r * s.Adv
-	bounded := math.Min(math.Max(r, 1-cfg.EpsLow), 1+cfg.EpsHigh) * s.Adv
-	var tok tokenTerms
-	if unclipped <= bounded {
-		tok.surr = unclipped
-		tok.grad = -s.Adv * r * dlr
-	} else {
-		tok.surr = bounded
-		tok.clipped = true
-	}
-	if c := cfg.ClipRatioC; c > 0 && s.Adv < 0 && c*s.Adv > tok.surr {
-		tok.surr, tok.grad, tok.dualClipped = c*s.Adv, 0, true
-	}
+// tokenLoss completes the policy term sur of token t with the token's
+// importance weight and the KL term.
+func tokenLoss(cfg LossConfig, s SeqInput, t int, sur Surrogate) tokenTerms {
+	tok := tokenTerms{surr: sur.Value, grad: sur.Grad, clipped: sur.Clipped, dualClipped: sur.DualClipped}
 	if s.ISWeight != nil {
 		w := float64(s.ISWeight[t])
 		tok.surr, tok.grad = w*tok.surr, w*tok.grad
 	}
 	if s.RefLogP != nil {
+		logp := float64(s.LogP[t])
 		d, dd := clampGrad(float64(s.RefLogP[t])-logp, logRatioClamp)
 		ed := math.Exp(d)
 		tok.k3 = ed - d - 1

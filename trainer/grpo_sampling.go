@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/rand"
 	"slices"
-	"time"
 
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/rollout"
@@ -170,21 +169,9 @@ func pickGroups(rewards []float64, groupSize, lo, want int, train []int) (_ []in
 // rolloutInto rolls out the tasks of one draw (phase names its streams),
 // scores them and appends them to b, adding the time spent to m's
 // timing/rollout_s and timing/reward_s. A data-parallel run splits the
-// groups among its ranks (rolloutDist).
+// groups among its ranks (reducer.rollout).
 func (r *Run) rolloutInto(ctx context.Context, b *stepBatch, tasks []envs.Task, rng *rand.Rand, phase string, step int, m Metrics) error {
-	if r.dist != nil {
-		return r.rolloutDist(ctx, b, tasks, phase, step, m)
-	}
-	t0 := time.Now()
-	trajs, err := r.rolloutEngine(r.Cfg.Rollout).Run(ctx, tasks, rng)
-	if err != nil {
-		return err
-	}
-	m["timing/rollout_s"] += time.Since(t0).Seconds()
-	t0 = time.Now()
-	r.scoreDraw(b, trajs)
-	m["timing/reward_s"] += time.Since(t0).Seconds()
-	return nil
+	return r.red.rollout(ctx, r, b, tasks, rng, phase, step, m)
 }
 
 // scoreDraw appends trajs to b with their rewards (scoreOne).

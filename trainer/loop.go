@@ -53,14 +53,14 @@ func (r *Run) grpo(ctx context.Context, st *trainerState) (*Summary, error) {
 		return nil, err
 	}
 	defer mlog.Close()
-	first := st.Step
-	if r.stale, err = r.startStale(ctx, first); err != nil {
+	src, err := r.startBatches(ctx, st.Step)
+	if err != nil {
 		return nil, err
 	}
-	defer func() { r.stale.close(); r.stale = nil }()
+	defer src.close()
 	var final *EvalResult
-	if r.stale == nil || r.servers == nil {
-		final, err = r.grpoSteps(ctx, st, opt, ref, mlog)
+	if _, ahead := src.(*staleRollouts); !ahead || r.servers == nil {
+		final, err = r.grpoSteps(ctx, st, src, opt, ref, mlog)
 	} else {
 		// The rollouts' share of the processor comes first: the steps
 		// run on a thread of their own at a lower priority, so the
@@ -70,7 +70,7 @@ func (r *Run) grpo(ctx context.Context, st *trainerState) (*Summary, error) {
 		go func() {
 			defer close(done)
 			lowerThreadPriority()
-			final, err = r.grpoSteps(ctx, st, opt, ref, mlog)
+			final, err = r.grpoSteps(ctx, st, src, opt, ref, mlog)
 		}()
 		<-done
 	}
@@ -82,7 +82,7 @@ func (r *Run) grpo(ctx context.Context, st *trainerState) (*Summary, error) {
 
 // grpoSteps runs the GRPO steps after st.Step, logging each to mlog, and
 // returns the evaluation after the last one, if it ran.
-func (r *Run) grpoSteps(ctx context.Context, st *trainerState, opt *AdamW, ref *policy.Model, mlog *metricsLog) (*EvalResult, error) {
+func (r *Run) grpoSteps(ctx context.Context, st *trainerState, src batchSource, opt optimizer, ref *policy.Model, mlog *metricsLog) (*EvalResult, error) {
 	g := r.Cfg.GRPO
 	var final *EvalResult
 	first, loopStart := st.Step, time.Now()
@@ -93,7 +93,7 @@ func (r *Run) grpoSteps(ctx context.Context, st *trainerState, opt *AdamW, ref *
 		t0 := time.Now()
 		sp := r.startStep(step, g.Steps)
 		r.seedDropout(step)
-		out, err := r.grpoStep(ctx, step, opt, ref)
+		out, err := r.grpoStep(ctx, step, src, opt, ref)
 		sp.Stop()
 		if err != nil {
 			return nil, err
@@ -118,11 +118,11 @@ func (r *Run) grpoSteps(ctx context.Context, st *trainerState, opt *AdamW, ref *
 // grpoModels prepares what GRPO updates and measures against: the LoRA
 // adapters when configured, the optimizer (resumed from st), and the KL
 // reference (nil when grpo.beta is 0).
-func (r *Run) grpoModels(st *trainerState) (*AdamW, *policy.Model, error) {
+func (r *Run) grpoModels(st *trainerState) (optimizer, *policy.Model, error) {
 	if err := r.prepareLoRA(); err != nil {
 		return nil, nil, err
 	}
-	opt := r.newOptimizer()
+	opt := r.red.optimizer(r.newOptimizer(), r.Model)
 	if st.Optim != nil {
 		if err := opt.SetState(*st.Optim); err != nil {
 			return nil, nil, fmt.Errorf("trainer: resume optimizer: %w", err)
@@ -192,7 +192,7 @@ func (r *Run) evalAfterStep(ctx context.Context, step int, m Metrics) (*EvalResu
 
 // checkpointAfterStep saves a checkpoint of st after the last step and
 // when checkpoint.every says so, adding its time to m.
-func (r *Run) checkpointAfterStep(st *trainerState, opt *AdamW, m Metrics) error {
+func (r *Run) checkpointAfterStep(st *trainerState, opt optimizer, m Metrics) error {
 	step := st.Step
 	if step != r.Cfg.GRPO.Steps && (r.Cfg.Checkpoint.Every <= 0 || step%r.Cfg.Checkpoint.Every != 0) {
 		return nil
@@ -248,7 +248,7 @@ func (r *Run) finish(ctx context.Context, st *trainerState, final *EvalResult) (
 		}
 		final = &ev
 	}
-	if err := r.checkWeights("at the end"); err != nil {
+	if err := r.red.checkWeights(r.Model, r.out, "at the end"); err != nil {
 		return nil, err
 	}
 	ev := *final
@@ -279,7 +279,7 @@ func (r *Run) finish(ctx context.Context, st *trainerState, final *EvalResult) (
 
 func (r *Run) newOptimizer() *AdamW {
 	g := r.Cfg.GRPO
-	return NewAdamWOn(r.Model.Backend(), r.Model.TrainParams(), g.adam().adamW(g.WeightDecay, g.MaxGradNorm))
+	return NewAdamW(r.Model.Backend(), r.Model.TrainParams(), g.adam().adamW(g.WeightDecay, g.MaxGradNorm))
 }
 
 // lr is the GRPO learning rate at a step: linear warmup, then constant.

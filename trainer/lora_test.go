@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/artist-rl/artist/checkpoint"
 	"github.com/artist-rl/artist/policy"
 )
 
@@ -39,11 +40,11 @@ func TestLoRARun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := LoadCheckpoint(ck(whole, "step-000004"), nil)
+	a, err := checkpoint.Open(ck(whole, "step-000004"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := LoadCheckpoint(ck(split, "step-000004"), nil)
+	b, err := checkpoint.Open(ck(split, "step-000004"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func TestLoRARun(t *testing.T) {
 	if moved == 0 {
 		t.Fatal("no adapter B moved in 4 GRPO steps")
 	}
-	st, err := loadOptimizer(filepath.Join(ck(whole, "step-000004"), "optimizer.safetensors"))
+	st, err := checkpoint.LoadOptimizer(filepath.Join(ck(whole, "step-000004"), "optimizer.safetensors"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/artist-rl/artist/policy"
+	"github.com/artist-rl/artist/policy/backend/cpu"
 )
 
 // TestReferenceDType: a short run with a KL reference holds it in the
@@ -95,5 +96,5 @@ func TestAdamWRefusesFrozen16(t *testing.T) {
 			t.Errorf("NewAdamW on frozen weights: %v, want a panic with %v", r, policy.ErrFrozen16)
 		}
 	}()
-	NewAdamW(m.Params, DefaultAdamWConfig())
+	NewAdamW(cpu.NewGo(), m.Params, DefaultAdamWConfig())
 }

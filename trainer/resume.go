@@ -9,12 +9,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/artist-rl/artist/checkpoint"
 	"github.com/artist-rl/artist/policy"
 )
-
-// damagedSuffix is appended to a damaged checkpoint folder moved aside by
-// resume, which keeps it for inspection and out of the run.
-const damagedSuffix = ".damaged"
 
 // resume loads the newest intact checkpoint of the run folder into the run,
 // or returns nil when the run starts fresh.
@@ -29,9 +26,9 @@ const damagedSuffix = ".damaged"
 // the run over. A checkpoint of another seed, tokenizer or model shape is
 // an error, not damage.
 func (r *Run) resume() (*trainerState, error) {
-	root := filepath.Join(r.Cfg.RunDir, "checkpoints")
-	removeStaleTemps(root)
-	names, err := listCheckpoints(root)
+	root := r.checkpointsDir()
+	checkpoint.RemoveStaleTemps(root)
+	names, err := checkpoint.List(root)
 	if err != nil {
 		return nil, err
 	}
@@ -39,7 +36,7 @@ func (r *Run) resume() (*trainerState, error) {
 	for i := len(names) - 1; i >= 0; i-- {
 		name := names[i]
 		st, err := r.loadResume(filepath.Join(root, name))
-		var ce *CheckpointError
+		var ce *checkpoint.Error
 		if errors.As(err, &ce) {
 			fmt.Fprintf(r.out, "%v\n", err)
 			damaged, why = append(damaged, name), append(why, fmt.Sprintf("%s (%s)", name, orWhole(ce.File)))
@@ -49,18 +46,18 @@ func (r *Run) resume() (*trainerState, error) {
 			return nil, err
 		}
 		for _, d := range damaged {
-			aside := d + damagedSuffix
+			aside := d + checkpoint.DamagedSuffix
 			os.RemoveAll(filepath.Join(root, aside))
 			if err := os.Rename(filepath.Join(root, d), filepath.Join(root, aside)); err != nil {
 				return nil, fmt.Errorf("trainer: resume: moving the damaged %s aside: %w", d, err)
 			}
 			fmt.Fprintf(r.out, "trainer: moved %s aside to %s\n", d, aside)
 		}
-		if latest, _ := LatestCheckpoint(r.Cfg.RunDir); filepath.Base(latest) != name {
+		if latest, _ := checkpoint.Latest(r.Cfg.RunDir); filepath.Base(latest) != name {
 			// latest named a damaged folder, or a kill came between a
 			// checkpoint's rename and latest.
-			if err := setLatest(root, name); err != nil {
-				return nil, err
+			if err := checkpoint.SetLatest(root, name); err != nil {
+				return nil, fmt.Errorf("trainer: resume: %w", err)
 			}
 		}
 		if len(damaged) > 0 {
@@ -86,26 +83,15 @@ func orWhole(file string) string {
 	return file
 }
 
-// removeStaleTemps deletes the temporary folders of checkpoints whose
-// writing was killed; they never became checkpoints.
-func removeStaleTemps(root string) {
-	entries, _ := os.ReadDir(root)
-	for _, e := range entries {
-		if e.IsDir() && strings.HasPrefix(e.Name(), ".tmp-") {
-			os.RemoveAll(filepath.Join(root, e.Name()))
-		}
-	}
-}
-
 // loadResume verifies one checkpoint and loads it into the run. A file
 // that fails the manifest or cannot be read or parsed is a
-// *CheckpointError naming it; a checkpoint of another run is a plain error.
+// *checkpoint.Error naming it; a checkpoint of another run is a plain error.
 func (r *Run) loadResume(dir string) (*trainerState, error) {
-	ck, err := LoadCheckpoint(dir, r.out)
+	ck, err := checkpoint.Open(dir, r.out)
 	if err != nil {
-		var ce *CheckpointError
+		var ce *checkpoint.Error
 		if !errors.As(err, &ce) {
-			err = &CheckpointError{Dir: dir, File: damagedFile(err), Err: err}
+			err = &checkpoint.Error{Dir: dir, File: damagedFile(err), Err: err}
 		}
 		return nil, err
 	}
@@ -115,7 +101,7 @@ func (r *Run) loadResume(dir string) (*trainerState, error) {
 		err = json.Unmarshal(b, &st)
 	}
 	if err != nil {
-		return nil, &CheckpointError{Dir: dir, File: "state.json", Err: err}
+		return nil, &checkpoint.Error{Dir: dir, File: "state.json", Err: err}
 	}
 	if st.Seed != r.Cfg.Seed {
 		return nil, fmt.Errorf("trainer: resume: %s was trained with seed %d but the config says %d: use another run_dir or the same seed", r.Cfg.RunDir, st.Seed, r.Cfg.Seed)
@@ -130,9 +116,9 @@ func (r *Run) loadResume(dir string) (*trainerState, error) {
 		return nil, fmt.Errorf("trainer: resume: %s is at warm-start step %d but warmstart.steps is %d: use the run's config or another run_dir", dir, st.WarmStep, r.Cfg.WarmStart.Steps)
 	}
 	if st.Phase == phaseWarmStart || st.Step > 0 {
-		o, err := loadOptimizer(filepath.Join(dir, "optimizer.safetensors"))
+		o, err := checkpoint.LoadOptimizer(filepath.Join(dir, checkpoint.OptimizerFile))
 		if err != nil {
-			return nil, &CheckpointError{Dir: dir, File: "optimizer.safetensors", Err: err}
+			return nil, &checkpoint.Error{Dir: dir, File: checkpoint.OptimizerFile, Err: err}
 		}
 		st.Optim = &o
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/artist-rl/artist/checkpoint"
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/envs/family"
 	"github.com/artist-rl/artist/envs/sandbox"
@@ -62,7 +63,7 @@ type Run struct {
 	Chat          *rollout.Chat
 	templateNoted bool // noteTemplateDiffers has spoken
 	out           io.Writer
-	dist          *dist     // the data-parallel job; nil for one process (TrainOn)
+	red           reducer   // how the processes share the work: solo, or the ranks of TrainOn's job
 	start         time.Time // when this process started the run
 	priorWall     float64   // seconds spent by earlier processes of a resumed run
 	refBytes      int64     // the KL reference copy's weights (Model.WeightBytes), 0 without one
@@ -79,7 +80,7 @@ func Setup(ctx context.Context, cfg Config, out io.Writer) (*Run, error) {
 	if err := checkInit(cfg); err != nil {
 		return nil, err
 	}
-	r := &Run{Cfg: cfg, out: out}
+	r := &Run{Cfg: cfg, out: out, red: solo{}}
 	if err := r.setupTasks(); err != nil {
 		return nil, err
 	}
@@ -171,6 +172,8 @@ func OpenTool(c ToolConfig, set family.Set) (tool envs.Tool, close func() error,
 		return envs.Disabled{}, nil, nil
 	case family.SandboxTool:
 		return openSandbox(c)
+	case family.PythonTool:
+		return openPython(c)
 	}
 	if tool, err = set.Tool(c.Kind); err != nil {
 		return nil, nil, fmt.Errorf("trainer: tool: %w", err)
@@ -215,9 +218,9 @@ func fileExists(path string) bool {
 // own.
 func (r *Run) setupTokenizer(ctx context.Context) error {
 	if r.Cfg.Tokenizer != "" {
-		tok, err := readTokenizer(r.Cfg.Tokenizer)
+		tok, err := checkpoint.LoadTokenizer(r.Cfg.Tokenizer)
 		if err != nil {
-			return err
+			return fmt.Errorf("trainer: %w", err)
 		}
 		r.Tok = tok
 		return nil
@@ -262,9 +265,9 @@ func (r *Run) trainTokenizer(ctx context.Context) ([]byte, error) {
 
 func (r *Run) setupModel() error {
 	if r.Cfg.Init != "" {
-		m, _, err := loadModelFolder(r.Cfg.Init, r.out)
+		m, _, err := checkpoint.LoadModel(r.Cfg.Init, r.out, nil)
 		if err != nil {
-			return err // names the init folder
+			return fmt.Errorf("trainer: init: %w", err) // names the folder
 		}
 		if m.Config.VocabSize < r.Tok.VocabSize() {
 			return fmt.Errorf("trainer: init: model vocab_size %d is smaller than the tokenizer's %d", m.Config.VocabSize, r.Tok.VocabSize())
@@ -349,7 +352,7 @@ func (r *Run) Close() error {
 func (r *Run) Run(ctx context.Context) (*Summary, error) {
 	r.start = time.Now()
 	dir := r.Cfg.RunDir
-	if err := os.MkdirAll(filepath.Join(dir, "checkpoints"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, checkpoint.Dir), 0o755); err != nil {
 		return nil, fmt.Errorf("trainer: run folder: %w", err)
 	}
 	resolved, err := r.Cfg.Marshal()
@@ -361,7 +364,7 @@ func (r *Run) Run(ctx context.Context) (*Summary, error) {
 			return nil, fmt.Errorf("trainer: %w", err)
 		}
 	}
-	st, err := r.resumeRanks()
+	st, err := r.red.resume(r)
 	if err != nil {
 		return nil, err
 	}

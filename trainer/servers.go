@@ -6,7 +6,9 @@ package trainer
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -14,6 +16,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/artist-rl/artist/checkpoint"
 	"github.com/artist-rl/artist/fleet"
 	"github.com/artist-rl/artist/policy"
 	"github.com/artist-rl/artist/rollout"
@@ -91,11 +94,11 @@ func (r *Run) pushFolder(ctx context.Context, step int) error {
 	if s.pushed >= 0 {
 		prev, _ = r.weightsDir(s.pushed)
 	}
-	if err := writeWeights(dir, r.Model, r.Tok, prev); err != nil {
-		return err
+	if err := checkpoint.WriteWeightsAfter(dir, r.Model, r.Tok, prev); err != nil {
+		return fmt.Errorf("trainer: rollout weights: %w", err)
 	}
 	if !s.checked {
-		sha, err := FileSHA256(dir, policy.TokenizerJSONFile)
+		sha, err := checkpoint.FileSHA256(dir, policy.TokenizerJSONFile)
 		if err != nil {
 			return err
 		}
@@ -104,7 +107,7 @@ func (r *Run) pushFolder(ctx context.Context, step int) error {
 		}
 		s.checked = true
 	}
-	sha, err := FileSHA256(dir, "model.safetensors")
+	sha, err := checkpoint.FileSHA256(dir, "model.safetensors")
 	if err != nil {
 		return err
 	}
@@ -121,7 +124,7 @@ func (r *Run) pushFolder(ctx context.Context, step int) error {
 
 // reloadFolder checks the servers' tokenizers the first time
 // (fleet.Check), writes the weights over the model files of
-// rollout.vllm_model_dir (writeModelFiles) and has every server re-read
+// rollout.vllm_model_dir (checkpoint.WriteModelFiles) and has every server re-read
 // that folder (fleet.Push with fleet.VLLMReload). Nothing checks that a
 // server serves the new weights after the reload (vLLM reports no
 // version); one left on old weights shows in rollout/logprob_diff/mean.
@@ -133,8 +136,11 @@ func (r *Run) reloadFolder(ctx context.Context, step int) error {
 		}
 		s.checked = true
 	}
-	if err := writeModelFiles(s.modelDir, r.Model); err != nil {
-		return err
+	if err := checkpoint.WriteModelFiles(s.modelDir, r.Model); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("trainer: rollout.vllm_model_dir: %w: set it to the folder every vLLM server was started on (vllm serve DIR)", err)
+		}
+		return fmt.Errorf("trainer: rollout.vllm_model_dir: %w", err)
 	}
 	return r.push(ctx, s.modelDir, step, "")
 }

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"math/rand"
 	"runtime"
@@ -16,7 +17,7 @@ import (
 	"time"
 
 	"github.com/artist-rl/artist/policy"
-	"github.com/artist-rl/artist/policy/backend/cpu"
+	"github.com/artist-rl/artist/policy/backend"
 	"github.com/artist-rl/artist/rollout"
 )
 
@@ -131,11 +132,11 @@ func (p *staleRollouts) run(ctx context.Context, view *Run) {
 	}
 }
 
-// publish hands the producer the weights after update step (version
+// updated hands the producer the weights after update step (version
 // step), copied (LoRA adapters merged in), when a step still to come
 // samples from them.
-func (p *staleRollouts) publish(step int, m *policy.Model) error {
-	if p == nil || !p.needed(step) {
+func (p *staleRollouts) updated(step int, m *policy.Model) error {
+	if !p.needed(step) {
 		return nil
 	}
 	snap, err := m.Merged()
@@ -148,11 +149,9 @@ func (p *staleRollouts) publish(step int, m *policy.Model) error {
 
 // close stops the producer and waits for it.
 func (p *staleRollouts) close() {
-	if p != nil {
-		p.stop()
-		<-p.done
-		p.restore()
-	}
+	p.stop()
+	<-p.done
+	p.restore()
 }
 
 // overlapThreads gives the Go scheduler one more thread than the kernels
@@ -165,41 +164,41 @@ func (p *staleRollouts) close() {
 // trajectory waits again), and the server's batches thin out while the
 // rows wait; with a thread of its own the producer runs as soon as the
 // operating system wakes it. The kernels stay on the threads they had
-// (cpu.PinThreads), so the update splits its work as it did and its
+// (backend.PinThreads), so the update splits its work as it did and its
 // results do not change.
 func overlapThreads() (restore func()) {
 	n := runtime.GOMAXPROCS(0)
-	prev := cpu.PinThreads(cpu.Threads())
+	prev := backend.PinThreads(backend.Threads())
 	runtime.GOMAXPROCS(n + 1)
 	return func() {
 		runtime.GOMAXPROCS(n)
-		cpu.PinThreads(prev)
+		backend.PinThreads(prev)
 	}
 }
 
-// next waits for the rollouts of step, records the wait
+// batch waits for the rollouts of step, records the wait
 // (timing/wait_rollout_s), the draw's metrics and the staleness
 // (rollout/staleness/mean), and drops a batch sampled from weights more
 // than k versions older than those it would update, counting its
 // rollouts in rollout/dropped_stale: the step then makes no update.
-func (p *staleRollouts) next(ctx context.Context, step int) (*stepBatch, *rand.Rand, Metrics, error) {
+func (p *staleRollouts) batch(ctx context.Context, step int, m Metrics) (*stepBatch, *rand.Rand, error) {
 	t0 := time.Now()
 	var got produced
 	select {
 	case got = <-p.out:
 	case <-ctx.Done():
-		return nil, nil, nil, ErrInterrupted
+		return nil, nil, ErrInterrupted
 	}
 	if got.err != nil {
 		if ctx.Err() != nil {
-			return nil, nil, nil, ErrInterrupted
+			return nil, nil, ErrInterrupted
 		}
-		return nil, nil, nil, got.err
+		return nil, nil, got.err
 	}
 	if got.step != step {
 		panic(fmt.Sprintf("trainer: stale rollouts of step %d handed to step %d", got.step, step))
 	}
-	m := got.m
+	maps.Copy(m, got.m)
 	m["timing/wait_rollout_s"] = time.Since(t0).Seconds()
 	staleness := step - 1 - got.version
 	m["rollout/staleness/mean"] = float64(staleness)
@@ -208,7 +207,7 @@ func (p *staleRollouts) next(ctx context.Context, step int) (*stepBatch, *rand.R
 		m["rollout/dropped_stale"] = float64(len(got.b.train))
 		got.b.train = nil
 	}
-	return got.b, got.rng, m, nil
+	return got.b, got.rng, nil
 }
 
 // proximal is the decoupled objective's correction of stale rollouts
@@ -227,7 +226,7 @@ func (r *Run) proximal(trajs []*rollout.Trajectory, keep []int, behav [][]float3
 	for i, t := range trajs {
 		seqs[i] = t.Tokens
 	}
-	cur, err = r.logProbs(r.Model, trajs, seqs)
+	cur, err = r.red.logProbs(r.Model, trajs, seqs)
 	if err != nil {
 		return nil, nil, nil, err
 	}

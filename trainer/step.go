@@ -3,7 +3,6 @@ package trainer
 import (
 	"context"
 	"fmt"
-	"maps"
 	"math"
 	"math/rand"
 	"time"
@@ -13,13 +12,15 @@ import (
 	"github.com/artist-rl/artist/rollout"
 )
 
-// grpoStep is one step of the data flow in docs/ARCHITECTURE.md: sample
-// prompts, roll out G trajectories each, score, compute group advantages,
-// update.
-func (r *Run) grpoStep(ctx context.Context, step int, opt *AdamW, ref *policy.Model) (stepOutput, error) {
+// grpoStep is one step of the data flow in docs/ARCHITECTURE.md: the
+// step's sampled, rolled-out and scored groups from src, group
+// advantages, the update, and the new weights handed back to src. It
+// reads the same for one process and N ranks: the reducer splits the
+// rollouts and the backward passes, and opt sums the gradients.
+func (r *Run) grpoStep(ctx context.Context, step int, src batchSource, opt optimizer, ref *policy.Model) (stepOutput, error) {
 	m := Metrics{}
 	start := time.Now()
-	b, rng, err := r.stepBatch(ctx, step, m)
+	b, rng, err := src.batch(ctx, step, m)
 	if err != nil {
 		return stepOutput{}, err
 	}
@@ -41,27 +42,10 @@ func (r *Run) grpoStep(ctx context.Context, step int, opt *AdamW, ref *policy.Mo
 		m[k] = v
 	}
 	m["timing/update_s"] = time.Since(t0).Seconds()
-	if err := r.stale.publish(step, r.Model); err != nil { // the producer samples later steps from these weights
+	if err := src.updated(step, r.Model); err != nil { // a producer samples later steps from these weights
 		return stepOutput{}, fmt.Errorf("trainer: step %d: publish weights: %w", step, err)
 	}
 	return r.stepStats(b.trajs, m, start), nil
-}
-
-// stepBatch is step's scored rollouts, with the stream the update samples
-// from: rolled out ahead while earlier steps updated when rollouts are
-// stale, drawn now otherwise.
-func (r *Run) stepBatch(ctx context.Context, step int, m Metrics) (*stepBatch, *rand.Rand, error) {
-	rng := stepRNG(r.Cfg.Seed, "grpo", step)
-	if r.stale == nil {
-		b, err := r.drawStep(ctx, step, step, rng, m)
-		return b, rng, err
-	}
-	b, rng, pm, err := r.stale.next(ctx, step)
-	if err != nil {
-		return nil, nil, err
-	}
-	maps.Copy(m, pm)
-	return b, rng, nil
 }
 
 // putBatchRewards records the batch's rollout speed and mean rewards,
@@ -76,9 +60,8 @@ func putBatchRewards(m Metrics, b *stepBatch) {
 }
 
 // advantages returns the trajectories of b that train and their group
-// advantages, recording the share of groups with no spread in reward,
-// the draws of dynamic sampling and, with servers and fresh rollouts,
-// how far the servers' log-probs are from the trainer's.
+// advantages, recording the share of groups with no spread in reward and
+// the draws of dynamic sampling.
 func (r *Run) advantages(b *stepBatch, m Metrics) ([]*rollout.Trajectory, []float64, error) {
 	g, G := r.Cfg.GRPO, r.Cfg.Rollout.GroupSize
 	advFn, err := Advantage(g.Advantage)
@@ -86,12 +69,6 @@ func (r *Run) advantages(b *stepBatch, m Metrics) ([]*rollout.Trajectory, []floa
 		return nil, nil, err
 	}
 	train, trainRewards := b.training()
-	if r.servers != nil && g.MaxStaleness == 0 { // the servers' log-probs against the trainer's weights (update records them when stale)
-		r.Model.SetTemperature(r.Cfg.Rollout.Temperature) // as the servers sampled
-		if m["rollout/logprob_diff/mean"], err = logprobDiff(r.Model, train); err != nil {
-			return nil, nil, err
-		}
-	}
 	adv, zeroGroups := advFn(trainRewards, G, g.AdvEps)
 	if len(train) > 0 { // none when a stale batch was dropped
 		m["reward/frac_zero_std"] = float64(zeroGroups) / float64(len(train)/G)
@@ -155,7 +132,7 @@ func (r *Run) drawStep(ctx context.Context, step, push int, rng *rand.Rand, m Me
 // that ends stops it before the next mini-batch with ErrInterrupted; the
 // step is then not recorded, and a resumed run takes it again from the
 // last checkpoint.
-func (r *Run) update(ctx context.Context, trajs []*rollout.Trajectory, adv []float64, opt *AdamW, ref *policy.Model, rng interface{ Perm(int) []int }, step int) (Metrics, error) {
+func (r *Run) update(ctx context.Context, trajs []*rollout.Trajectory, adv []float64, opt optimizer, ref *policy.Model, rng interface{ Perm(int) []int }, step int) (Metrics, error) {
 	// Old, new and reference log-probs are those of softmax(logits / T)
 	// at the rollouts' temperature, as the recorded ones are.
 	r.Model.SetTemperature(r.Cfg.Rollout.Temperature)
@@ -238,7 +215,7 @@ func (r *Run) refLogProbs(ref *policy.Model, trajs []*rollout.Trajectory, seqs [
 		return nil, nil
 	}
 	out := make([][]float32, len(trajs))
-	lp, err := r.logProbs(ref, pick(trajs, keep), pick(seqs, keep))
+	lp, err := r.red.logProbs(ref, pick(trajs, keep), pick(seqs, keep))
 	if err != nil {
 		return nil, err
 	}
@@ -264,12 +241,12 @@ type updateBatch struct {
 // its losses, clip fractions and gradient norm to sum. The first
 // mini-batch of a step reads b.first as the current log-probs; later ones
 // recompute them with the updated weights.
-func (r *Run) minibatch(b *updateBatch, idx []int, first bool, lc LossConfig, opt *AdamW, step int, sum Metrics) error {
+func (r *Run) minibatch(b *updateBatch, idx []int, first bool, lc LossConfig, opt optimizer, step int, sum Metrics) error {
 	mbSeqs, mbTrajs := pick(b.seqs, idx), pick(b.trajs, idx)
 	var cur [][]float32
 	if !first {
 		var err error
-		if cur, err = r.logProbs(r.Model, mbTrajs, mbSeqs); err != nil {
+		if cur, err = r.red.logProbs(r.Model, mbTrajs, mbSeqs); err != nil {
 			return err
 		}
 	}
@@ -331,6 +308,19 @@ func mean(xs []float64) float64 {
 		s += x
 	}
 	return s / float64(len(xs))
+}
+
+// backwardOwn back-propagates coef through the sequences of a minibatch
+// that this process rolled out (reducer.own: all of them on one
+// process); trajs[j] is the trajectory of seqs[j]. The optimizer's step
+// sums the gradients over the processes.
+func (r *Run) backwardOwn(trajs []*rollout.Trajectory, seqs [][]int, coef [][]float32, micro int) error {
+	own := r.red.own(trajs)
+	if len(own) == 0 {
+		return nil
+	}
+	_, err := backward(r.Model, pick(seqs, own), pick(coef, own), micro)
+	return err
 }
 
 // backward runs m.Backward on seqs in passes of at most micro sequences

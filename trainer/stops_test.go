@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/artist-rl/artist/checkpoint"
 	"github.com/artist-rl/artist/policy"
 	"github.com/artist-rl/artist/rollout"
 	"github.com/artist-rl/artist/rollout/format"
@@ -61,7 +62,7 @@ func (p peakPolicy) Step(feed [][]int) ([][]float32, error) {
 // tokenizer folder writes its tokenizer_config.json and
 // generation_config.json into its checkpoints; the checkpoint then loads
 // with the same EOS and stop ids for training (Setup), eval and sample
-// (OpenCheckpoint) and serve (LoadCheckpoint), and rollouts stop on the
+// (OpenCheckpoint) and serve (checkpoint.Open), and rollouts stop on the
 // second stop id.
 func TestCheckpointCarriesStopIDs(t *testing.T) {
 	run := t.TempDir()
@@ -70,7 +71,7 @@ func TestCheckpointCarriesStopIDs(t *testing.T) {
 	cfg.Tokenizer = path
 	cfg.WarmStart.Steps, cfg.GRPO.Steps = 4, 0
 	trainedRun(t, cfg)
-	ckpt := filepath.Join(run, "checkpoints", stepDir(0))
+	ckpt := filepath.Join(run, "checkpoints", checkpoint.StepDir(0))
 	for _, f := range []string{policy.TokenizerConfigFile, policy.GenerationConfigFile, policy.ChatTemplateFile} {
 		src, _ := os.ReadFile(filepath.Join(filepath.Dir(path), f))
 		got, err := os.ReadFile(filepath.Join(ckpt, f))
@@ -101,8 +102,8 @@ func TestCheckpointCarriesStopIDs(t *testing.T) {
 			defer r.Close()
 			return r.Tok, nil
 		}},
-		{"serve (LoadCheckpoint)", func() (*policy.Tokenizer, error) {
-			ck, err := LoadCheckpoint(ckpt, nil)
+		{"serve (checkpoint.Open)", func() (*policy.Tokenizer, error) {
+			ck, err := checkpoint.Open(ckpt, nil)
 			if err != nil {
 				return nil, err
 			}
@@ -154,7 +155,7 @@ func TestCheckpointCarriesStopIDs(t *testing.T) {
 		}
 	})
 	t.Run("an older checkpoint without the side files resumes with a warning", func(t *testing.T) {
-		for _, f := range []string{policy.TokenizerConfigFile, policy.GenerationConfigFile, policy.ChatTemplateFile, manifestFile} {
+		for _, f := range []string{policy.TokenizerConfigFile, policy.GenerationConfigFile, policy.ChatTemplateFile, checkpoint.ManifestFile} {
 			if err := os.Remove(filepath.Join(ckpt, f)); err != nil {
 				t.Fatal(err)
 			}
@@ -184,7 +185,7 @@ func TestBuiltTokenizerCheckpointFiles(t *testing.T) {
 	if _, err := r.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	ck, err := LoadCheckpoint(filepath.Join(run, "checkpoints", stepDir(0)), nil)
+	ck, err := checkpoint.Open(filepath.Join(run, "checkpoints", checkpoint.StepDir(0)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

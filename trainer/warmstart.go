@@ -37,11 +37,12 @@ func (r *Run) demos(ctx context.Context) ([]Demo, error) {
 	if r.Tok != nil {
 		eos = r.Tok.Decode([]int{r.Tok.EOS()})
 	}
+	turn, turnErr := r.renderTurn(eos)
 	req := family.DemoRequest{
 		Format: r.Cfg.Format, Size: w.Demos, ToolFraction: w.ToolFraction,
 		Sample:   func(n int) []envs.Task { return r.Train.Sample(r.taskRNG("demos", 0), n) },
 		RNG:      stepRNG(r.Cfg.Seed, "demos", 0),
-		UserTurn: r.renderTurn(eos), EOS: eos,
+		UserTurn: turn, EOS: eos,
 	}
 	bar := r.bar(w.Demos, "building the demonstration library")
 	req.Progress = bar.Report
@@ -49,6 +50,9 @@ func (r *Run) demos(ctx context.Context) ([]Demo, error) {
 	bar.Clear()
 	if err != nil {
 		return nil, fmt.Errorf("trainer: %w", err)
+	}
+	if err := turnErr(); err != nil {
+		return nil, err
 	}
 	r.demoLib = demos
 	return demos, nil
@@ -74,18 +78,27 @@ func (r *Run) demoLibrary(ctx context.Context) ([]Demo, error) {
 }
 
 // encodeDemo returns the tokens of prompt + response and the loss mask:
-// 1 on the policy's text, 0 on the prompt and on tool output.
-func (r *Run) encodeDemo(ctx context.Context, d Demo) ([]int, []uint8) {
+// 1 on the policy's text, 0 on the prompt and on tool output. The error
+// is the chat template's, when it raises on the demonstration's text.
+func (r *Run) encodeDemo(ctx context.Context, d Demo) ([]int, []uint8, error) {
 	var t rollout.Trajectory
-	t.Append(r.Tok.Encode(r.renderPrompt(ctx, d.Task)), rollout.KindPrompt, nil)
+	prompt, err := r.renderPrompt(ctx, d.Task)
+	if err != nil {
+		return nil, nil, err
+	}
+	t.Append(r.Tok.Encode(prompt), rollout.KindPrompt, nil)
 	for _, s := range d.Segments {
 		k := rollout.KindModel
 		if s.Tool { // a tool result or a later user turn: neither is trained on
 			k = rollout.KindToolResult
 		}
-		t.Append(r.Tok.Encode(r.chatSegment(s)), k, nil)
+		text, err := r.chatSegment(s)
+		if err != nil {
+			return nil, nil, fmt.Errorf("trainer: task %s: %w", d.Task.ID, err)
+		}
+		t.Append(r.Tok.Encode(text), k, nil)
 	}
-	return t.Tokens, t.Mask
+	return t.Tokens, t.Mask, nil
 }
 
 // sftCoef returns dLoss/dlogp for the token-mean negative log-likelihood
@@ -154,7 +167,7 @@ func (r *Run) warmStartSteps(ctx context.Context, from *trainerState) error {
 	if err != nil {
 		return err
 	}
-	opt := NewAdamWOn(r.Model.Backend(), r.Model.Params, r.Cfg.WarmStart.adam().adamW(0, 1))
+	opt := r.red.optimizer(NewAdamW(r.Model.Backend(), r.Model.Params, r.Cfg.WarmStart.adam().adamW(0, 1)), r.Model)
 	first := 1
 	if from != nil {
 		if from.Optim == nil {
@@ -177,7 +190,9 @@ func (r *Run) warmStartSteps(ctx context.Context, from *trainerState) error {
 		seqs := make([][]int, w.BatchSize)
 		masks := make([][]uint8, w.BatchSize)
 		for i := range seqs {
-			seqs[i], masks[i] = r.warmSequence(ctx, demos, phases, rng)
+			if seqs[i], masks[i], err = r.warmSequence(ctx, demos, phases, rng); err != nil {
+				return fmt.Errorf("trainer: warm start step %d: %w", step, err)
+			}
 		}
 		coef := sftCoef(masks)
 		r.Model.ZeroGrad()
@@ -207,6 +222,27 @@ func (r *Run) warmStartSteps(ctx context.Context, from *trainerState) error {
 		}
 	}
 	return nil
+}
+
+// sftBackward is the warm start's backward pass over a batch: this
+// process takes its share of the sequences (reducer.share: all of them
+// on one process) and the loss Σ coef·logp is summed over the
+// processes; the optimizer's step sums the gradients.
+func (r *Run) sftBackward(seqs [][]int, coef [][]float32, micro int) (float64, error) {
+	r.Model.SetRecompute(r.Cfg.Model.Recompute)
+	lo, hi := r.red.share(len(seqs))
+	loss := []float64{0}
+	if lo < hi {
+		logp, err := backward(r.Model, seqs[lo:hi], coef[lo:hi], micro)
+		if err != nil {
+			return 0, err
+		}
+		loss[0] = weightedSum(coef[lo:hi], logp)
+	}
+	if err := r.red.sum(loss); err != nil {
+		return 0, fmt.Errorf("trainer: warm-start loss: %w", err)
+	}
+	return loss[0], nil
 }
 
 // weightedSum is Σ coef·logp: the loss whose gradient Backward computed.

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/artist-rl/artist/checkpoint"
 )
 
 // warmResumeConfig is tinyConfig with a warm-start checkpoint every 10 of
@@ -51,9 +53,9 @@ func TestWarmStartResumeIsExact(t *testing.T) {
 		killAt int    // warm-start steps done when the run is killed
 		from   string // the checkpoint the second process resumes from; "" starts over
 	}{
-		{"between checkpoints", 25, warmStartDir(20)},
-		{"right after a checkpoint", 30, warmStartDir(30)},
-		{"after the last step, before the evaluation", 40, warmStartDir(40)},
+		{"between checkpoints", 25, checkpoint.WarmStartDir(20)},
+		{"right after a checkpoint", 30, checkpoint.WarmStartDir(30)},
+		{"after the last step, before the evaluation", 40, checkpoint.WarmStartDir(40)},
 		{"before the first checkpoint", 5, ""},
 	}
 	for _, c := range cases {
@@ -75,10 +77,10 @@ func TestWarmStartResumeIsExact(t *testing.T) {
 			if err == nil {
 				t.Fatal("the killed run finished")
 			}
-			if _, err := os.Stat(filepath.Join(run, "checkpoints", stepDir(0))); err == nil {
+			if _, err := os.Stat(filepath.Join(run, "checkpoints", checkpoint.StepDir(0))); err == nil {
 				t.Fatal("the killed run wrote step-000000: it was not killed during the warm start")
 			}
-			latest, _ := LatestCheckpoint(run)
+			latest, _ := checkpoint.Latest(run)
 			if filepath.Base(latest) != c.from && !(c.from == "" && latest == "") {
 				t.Fatalf("latest checkpoint %q, want %q", latest, c.from)
 			}
@@ -116,21 +118,21 @@ func TestWarmStartCheckpointsArePruned(t *testing.T) {
 	cfg := warmResumeConfig(t, run)
 	cfg.GRPO.Steps = 0
 	trainedRun(t, cfg)
-	names, err := listCheckpoints(filepath.Join(run, "checkpoints"))
+	names, err := checkpoint.List(filepath.Join(run, "checkpoints"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := strings.Join(names, " "), warmStartDir(40)+" "+stepDir(0); got != want {
+	if got, want := strings.Join(names, " "), checkpoint.WarmStartDir(40)+" "+checkpoint.StepDir(0); got != want {
 		t.Errorf("after the warm start: %s, want %s", got, want)
 	}
-	st, err := os.ReadFile(filepath.Join(run, "checkpoints", warmStartDir(40), "state.json"))
+	st, err := os.ReadFile(filepath.Join(run, "checkpoints", checkpoint.WarmStartDir(40), "state.json"))
 	if err != nil || !bytes.Contains(st, []byte(`"phase": "warmstart"`)) || !bytes.Contains(st, []byte(`"warmstart_step": 40`)) {
 		t.Errorf("warm-start state.json = %s, %v", st, err)
 	}
 	cfg.GRPO.Steps = 2
 	trainedRun(t, cfg)
-	names, _ = listCheckpoints(filepath.Join(run, "checkpoints"))
-	if got, want := strings.Join(names, " "), stepDir(0)+" "+stepDir(2); got != want {
+	names, _ = checkpoint.List(filepath.Join(run, "checkpoints"))
+	if got, want := strings.Join(names, " "), checkpoint.StepDir(0)+" "+checkpoint.StepDir(2); got != want {
 		t.Errorf("after GRPO: %s, want %s", got, want)
 	}
 }

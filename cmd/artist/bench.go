@@ -15,6 +15,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/artist-rl/artist/checkpoint"
 	"github.com/artist-rl/artist/internal/memplan"
 	"github.com/artist-rl/artist/internal/sysmem"
 	"github.com/artist-rl/artist/policy"
@@ -240,7 +241,7 @@ func (s *benchSettings) validate() error {
 func (s *benchSettings) checkPlan(w io.Writer) error {
 	var cfg policy.Config
 	if s.checkpoint != "" {
-		dir, err := trainer.ResolveCheckpoint(s.checkpoint, io.Discard)
+		dir, err := checkpoint.Resolve(s.checkpoint, io.Discard)
 		if err != nil {
 			return err
 		}
@@ -282,7 +283,7 @@ func (s *benchSettings) checkPlan(w io.Writer) error {
 // weights.
 func (s *benchSettings) model(rng *rand.Rand) (*policy.Model, error) {
 	if s.checkpoint != "" {
-		dir, err := trainer.ResolveCheckpoint(s.checkpoint, os.Stderr)
+		dir, err := checkpoint.Resolve(s.checkpoint, os.Stderr)
 		if err != nil {
 			return nil, err
 		}
@@ -314,7 +315,7 @@ func benchTrain(m *policy.Model, s benchSettings, rng *rand.Rand) (float64, erro
 			coef[i][t] = -1 / float32(s.batch*(s.seq-1))
 		}
 	}
-	opt := trainer.NewAdamWOn(m.Backend(), m.TrainParams(), trainer.DefaultAdamWConfig())
+	opt := trainer.NewAdamW(m.Backend(), m.TrainParams(), trainer.DefaultAdamWConfig())
 	var times []float64
 	for i := range s.warmup + s.steps {
 		start := time.Now()

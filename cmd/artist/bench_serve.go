@@ -19,10 +19,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/artist-rl/artist/checkpoint"
 	"github.com/artist-rl/artist/openai"
 	"github.com/artist-rl/artist/policy"
 	"github.com/artist-rl/artist/server"
-	"github.com/artist-rl/artist/trainer"
 )
 
 // serveBenchReport is the JSON object artist bench -serve prints.
@@ -120,7 +120,7 @@ func benchServe(ctx context.Context, s benchSettings, stdout, stderr io.Writer) 
 // benchVocab is the vocabulary of the checkpoint's tokenizer, which
 // random prompts are drawn from.
 func benchVocab(dir string) (int, error) {
-	dir, err := trainer.ResolveCheckpoint(dir, io.Discard)
+	dir, err := checkpoint.Resolve(dir, io.Discard)
 	if err != nil {
 		return 0, err
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/artist-rl/artist/checkpoint"
 	"github.com/artist-rl/artist/envs/library"
 	"github.com/artist-rl/artist/evalbench"
 	"github.com/artist-rl/artist/openai"
@@ -53,7 +54,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	if f.ckpt != "" {
-		ckpt, err := trainer.ResolveCheckpoint(f.ckpt, stderr)
+		ckpt, err := checkpoint.Resolve(f.ckpt, stderr)
 		if err != nil {
 			return err
 		}
@@ -116,8 +117,8 @@ func (f *evalFlags) check(stderr io.Writer) error {
 		fmt.Fprintln(stderr, "artist eval: -checkpoint DIR is required (or -bench LIST with -policy URL)")
 		return errUsage
 	}
-	if f.n < 1 || f.temp < 0 || f.limit < 0 || f.timeout <= 0 || f.retries < 0 || f.parallel < 1 {
-		fmt.Fprintln(stderr, "artist eval: -n must be >= 1, -temperature >= 0, -limit >= 0, -timeout > 0, -retries >= 0 and -parallel >= 1")
+	if msg := f.badNumber(); msg != "" {
+		fmt.Fprintln(stderr, "artist eval: "+msg)
 		return errUsage
 	}
 	if err := promptingSets(f, stderr); err != nil {
@@ -138,6 +139,30 @@ func (f *evalFlags) check(stderr io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// badNumber names the first numeric flag out of its range, with the value
+// given and the range, or returns "".
+func (f *evalFlags) badNumber() string {
+	checks := []struct {
+		bad  bool
+		flag string
+		val  any
+		want string
+	}{
+		{f.n < 1, "n", f.n, ">= 1"},
+		{f.temp < 0, "temperature", f.temp, ">= 0 (0 is greedy)"},
+		{f.limit < 0, "limit", f.limit, ">= 0 (0 is every task)"},
+		{f.timeout <= 0, "timeout", f.timeout, "> 0"},
+		{f.retries < 0, "retries", f.retries, ">= 0"},
+		{f.parallel < 1, "parallel", f.parallel, ">= 1"},
+	}
+	for _, c := range checks {
+		if c.bad {
+			return fmt.Sprintf("-%s %v: must be %s", c.flag, c.val, c.want)
+		}
+	}
+	return ""
 }
 
 // evalHeldout evaluates a checkpoint on its run's held-out split.

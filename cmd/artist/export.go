@@ -10,8 +10,8 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/artist-rl/artist/checkpoint"
 	"github.com/artist-rl/artist/policy"
-	"github.com/artist-rl/artist/trainer"
 )
 
 // runExport writes a checkpoint's model to -out: with -merge the full
@@ -33,16 +33,16 @@ func runExport(_ context.Context, args []string, stdout, stderr io.Writer) error
 		fmt.Fprintln(stderr, "artist export: give -checkpoint DIR and -out DIR")
 		return errUsage
 	}
-	dir, err := trainer.ResolveCheckpoint(*ckpt, stderr)
+	dir, err := checkpoint.Resolve(*ckpt, stderr)
 	if err != nil {
 		return err
 	}
-	ck, err := trainer.LoadCheckpoint(dir, stderr)
+	ck, err := checkpoint.Open(dir, stderr)
 	if err != nil {
 		return err
 	}
 	if *merge {
-		if err := trainer.WriteWeights(*out, ck.Model, ck.Tok); err != nil {
+		if err := checkpoint.WriteWeights(*out, ck.Model, ck.Tok); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "wrote the merged weights of %s to %s\n", dir, *out)

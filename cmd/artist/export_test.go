@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/artist-rl/artist/checkpoint"
 	"github.com/artist-rl/artist/policy"
-	"github.com/artist-rl/artist/trainer"
 )
 
 // TestExportLoRA trains a tiny LoRA run, exports its last checkpoint
@@ -22,7 +22,7 @@ func TestExportLoRA(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("train: exit %d\n%s", code, stderr)
 	}
-	ck, err := trainer.LoadCheckpoint(filepath.Join(run, "checkpoints", "step-000001"), nil)
+	ck, err := checkpoint.Open(filepath.Join(run, "checkpoints", "step-000001"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestExportLoRA(t *testing.T) {
 	if code, _, stderr := runCLI("export", "-checkpoint", run, "-out", merged, "-merge"); code != 0 {
 		t.Fatalf("export -merge: exit %d\n%s", code, stderr)
 	}
-	mk, err := trainer.LoadCheckpoint(merged, nil)
+	mk, err := checkpoint.Open(merged, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,8 +13,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/artist-rl/artist/checkpoint"
 	"github.com/artist-rl/artist/policy"
-	"github.com/artist-rl/artist/trainer"
 )
 
 // initSettings are the flags of artist init.
@@ -62,7 +62,7 @@ func initCheckpoint(s initSettings, stdout, stderr io.Writer) error {
 	if err := json.Unmarshal(b, &cfg); err != nil {
 		return fmt.Errorf("%s: %w", s.modelConfig, err)
 	}
-	dir, err := trainer.ResolveCheckpoint(s.tokenizer, stderr)
+	dir, err := checkpoint.Resolve(s.tokenizer, stderr)
 	if err != nil {
 		return err
 	}
@@ -84,7 +84,7 @@ func initCheckpoint(s initSettings, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", s.modelConfig, err)
 	}
-	if err := trainer.WriteWeights(s.out, m, tok); err != nil {
+	if err := checkpoint.WriteWeights(s.out, m, tok); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "wrote %s: random weights (seed %d), %d layers, hidden %d, vocab %d, %d parameters\n",

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/artist-rl/artist/trainer"
+	"github.com/artist-rl/artist/checkpoint"
 )
 
 // TestInit builds a random-weight checkpoint from a model config and the
@@ -34,7 +34,7 @@ func TestInit(t *testing.T) {
 		return out
 	}
 	a, again, other := build("a", "7"), build("again", "7"), build("other", "8")
-	ck, err := trainer.LoadCheckpoint(a, nil)
+	ck, err := checkpoint.Open(a, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -66,14 +66,23 @@ var commands = []command{
 var errUsage = errors.New("usage")
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
-		<-ctx.Done()
-		stop() // a second Ctrl-C ends the process at once
+		sig := <-sigs
+		signal.Stop(sigs) // a second signal ends the process at once
+		cancel(signalCause{sig})
 	}()
 	os.Exit(run(withStdin(ctx, os.Stdin), os.Args[1:], os.Stdout, os.Stderr))
 }
+
+// signalCause is the cause of the context of a command that a signal
+// stopped: Ctrl-C (SIGINT) or SIGTERM, which mpirun sends to every rank
+// when another rank aborts.
+type signalCause struct{ sig os.Signal }
+
+func (s signalCause) Error() string { return "signal: " + s.sig.String() }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -29,7 +30,10 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"train", "-config", "testdata/tiny.yaml", "-set", "grpo.stepz=1"}, 1, `unknown key "grpo.stepz"`},
 		{[]string{"train", "-config", "testdata/missing.yaml"}, 1, "no such file"},
 		{[]string{"eval"}, 2, "-checkpoint DIR is required"},
-		{[]string{"eval", "-checkpoint", "x", "-n", "0"}, 2, "-n must be >= 1"},
+		{[]string{"eval", "-checkpoint", "x", "-n", "0"}, 2, "-n 0: must be >= 1"},
+		{[]string{"eval", "-checkpoint", "x", "-temperature", "-1"}, 2, "-temperature -1: must be >= 0"},
+		{[]string{"eval", "-checkpoint", "x", "-parallel", "0"}, 2, "-parallel 0: must be >= 1"},
+		{[]string{"serve", "-checkpoint", "x", "-addr", "8080"}, 2, `-addr "8080"`},
 		{[]string{"sample"}, 2, "-checkpoint DIR is required"},
 		{[]string{"eval", "-checkpoint", "testdata"}, 1, "no tokenizer.json"},
 	}
@@ -137,5 +141,23 @@ func TestVersionLine(t *testing.T) {
 	info.Settings = nil
 	if got := versionLine(info); !strings.Contains(got, "no VCS revision recorded") {
 		t.Errorf("without VCS fields: %q", got)
+	}
+}
+
+// TestStopReason: a run stopped by SIGTERM (mpirun ending the job after
+// another rank failed) does not claim a Ctrl-C.
+func TestStopReason(t *testing.T) {
+	cases := []struct {
+		cause error
+		want  string
+	}{
+		{signalCause{syscall.SIGTERM}, "terminated (SIGTERM: under mpirun, another rank failed"},
+		{signalCause{os.Interrupt}, "interrupt: stopping at the next safe point (press Ctrl-C again"},
+		{context.Canceled, "interrupt: stopping"},
+	}
+	for i, c := range cases {
+		if got := stopReason(c.cause); !strings.HasPrefix(got, c.want) {
+			t.Errorf("case %d: %q, want it to start %q", i, got, c.want)
+		}
 	}
 }

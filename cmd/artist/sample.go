@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand"
 
+	"github.com/artist-rl/artist/checkpoint"
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/rollout"
 	"github.com/artist-rl/artist/trainer"
@@ -27,7 +28,7 @@ func runSample(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintln(stderr, "artist sample: -checkpoint DIR is required")
 		return errUsage
 	}
-	dir, err := trainer.ResolveCheckpoint(*ckpt, stderr)
+	dir, err := checkpoint.Resolve(*ckpt, stderr)
 	if err != nil {
 		return err
 	}

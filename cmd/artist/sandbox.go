@@ -42,11 +42,16 @@ func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	output := fs.Int("output", def.MaxOutput, "`BYTES` of printed output kept per program")
 	jobs := fs.Int("jobs", runtime.GOMAXPROCS(0), "programs run at once, each in its own worker process")
 	stateful := fs.Bool("stateful", false, "run the files in order in one interpreter: later files see earlier definitions")
+	lang := fs.String("lang", "go", "language of the files: go (the yaegi sandbox) or python (jailed python3)")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
 	if *jobs < 1 {
 		fmt.Fprintf(stderr, "artist sandbox: -jobs must be at least 1, got %d\n", *jobs)
+		return errUsage
+	}
+	if *lang != "go" && *lang != "python" {
+		fmt.Fprintf(stderr, "artist sandbox: -lang is %q: use go or python\n", *lang)
 		return errUsage
 	}
 	cfg := sandbox.Config{Timeout: *timeout, MaxOutput: *output, Memory: *memory, Workers: *jobs, Stateful: *stateful}
@@ -59,7 +64,7 @@ func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fmt.Fprintf(stderr, "artist sandbox: %v\n", err)
 		return errUsage
 	}
-	s, err := sandbox.New(cfg)
+	s, err := openCodeTool(*lang, cfg)
 	if err != nil {
 		return err
 	}
@@ -107,7 +112,7 @@ func readPrograms(ctx context.Context, files []string) ([]program, error) {
 // runPrograms runs progs, up to jobs at once, or one after another in one
 // session when stateful, and yields their results in the order given, each
 // as soon as it and those before it are done.
-func runPrograms(ctx context.Context, s *sandbox.Sandbox, progs []program, stateful bool, jobs int) iter.Seq[sandboxResult] {
+func runPrograms(ctx context.Context, s langTool, progs []program, stateful bool, jobs int) iter.Seq[sandboxResult] {
 	results := make([]chan sandboxResult, len(progs))
 	for i := range results {
 		results[i] = make(chan sandboxResult, 1)
@@ -120,7 +125,7 @@ func runPrograms(ctx context.Context, s *sandbox.Sandbox, progs []program, state
 			File: progs[i].file, Status: o.Status, Stdout: o.Stdout, Error: o.Message,
 			Truncated: o.Truncated, WallMS: float64(o.Wall) / float64(time.Millisecond),
 		}
-		if o.Status == envs.StatusError {
+		if o.Status == envs.StatusError && s.lang() == "go" {
 			if pos, ok := syntaxPosition(progs[i].source); ok {
 				r.Line, r.Column = pos.Line, pos.Column
 				r.Error = fmt.Sprintf("%d:%d: %s", pos.Line, pos.Column, r.Error)
@@ -130,7 +135,7 @@ func runPrograms(ctx context.Context, s *sandbox.Sandbox, progs []program, state
 	}
 	go func() {
 		if stateful {
-			sess := s.Session()
+			sess := s.session()
 			defer sess.Close()
 			for i := range progs {
 				run(i, sess)

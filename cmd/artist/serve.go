@@ -9,9 +9,9 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/artist-rl/artist/checkpoint"
 	"github.com/artist-rl/artist/openai"
 	"github.com/artist-rl/artist/server"
-	"github.com/artist-rl/artist/trainer"
 )
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -36,16 +36,20 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintln(stderr, "artist serve: -max-request-bytes and -max-n must be >= 1, -max-tokens >= 0")
 		return errUsage
 	}
-	if dir, err := trainer.ResolveCheckpoint(*ckpt, io.Discard); err == nil {
+	// The address is taken before the model loads, so a bad -addr fails
+	// at once rather than after a long load.
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "artist serve: -addr %q: %v (want HOST:PORT, e.g. 127.0.0.1:8080, or :0 for a free port)\n", *addr, err)
+		return errUsage
+	}
+	defer ln.Close()
+	if dir, err := checkpoint.Resolve(*ckpt, io.Discard); err == nil {
 		if err := checkInferencePlan(stderr, dir, *maxN, *force); err != nil {
 			return err
 		}
 	}
 	s, err := server.Open(*ckpt, *name, *seed, server.Limits{MaxBody: *maxBody, MaxTokens: *maxTokens, MaxN: *maxN}, stderr)
-	if err != nil {
-		return err
-	}
-	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
 	}

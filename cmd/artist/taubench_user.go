@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"github.com/artist-rl/artist/chat"
+	"github.com/artist-rl/artist/checkpoint"
 	"github.com/artist-rl/artist/envs/taubench"
 	"github.com/artist-rl/artist/policy"
 	"github.com/artist-rl/artist/rollout"
@@ -69,7 +70,7 @@ func useUserModels() (restore func()) {
 
 // openUserModel loads the checkpoint folder dir as a taubench.UserModel.
 func openUserModel(dir string) (taubench.UserModel, error) {
-	ck, err := trainer.LoadCheckpoint(dir, os.Stderr)
+	ck, err := checkpoint.Open(dir, os.Stderr)
 	if err != nil {
 		return nil, err
 	}

@@ -2,13 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
+	"github.com/artist-rl/artist/checkpoint"
 	"github.com/artist-rl/artist/collective"
 	"github.com/artist-rl/artist/internal/datadir"
 	"github.com/artist-rl/artist/trainer"
@@ -92,16 +95,27 @@ func notifyInterrupt(ctx context.Context, w io.Writer) func() {
 		case <-done:
 		}
 		if ctx.Err() != nil {
-			fmt.Fprintln(w, "\ninterrupt: stopping at the next safe point (press Ctrl-C again to quit at once)")
+			fmt.Fprintln(w, "\n"+stopReason(context.Cause(ctx)))
 		}
 	}()
 	return func() { close(done); <-finished }
 }
 
+// stopReason says why a run stops at its next safe point: Ctrl-C, or a
+// SIGTERM, which under mpirun means the job is ending because another
+// rank failed (that rank printed why) or the job was stopped.
+func stopReason(cause error) string {
+	var sc signalCause
+	if errors.As(cause, &sc) && sc.sig == syscall.SIGTERM {
+		return "terminated (SIGTERM: under mpirun, another rank failed and printed why above, or the job was stopped): stopping at the next safe point"
+	}
+	return "interrupt: stopping at the next safe point (press Ctrl-C again to quit at once)"
+}
+
 // interrupted is the error of a run stopped by an interrupt: it names the
 // checkpoint the run resumes from and the command that resumes it.
 func interrupted(runDir, resume string) error {
-	latest, err := trainer.LatestCheckpoint(runDir)
+	latest, err := checkpoint.Latest(runDir)
 	if err != nil || latest == "" {
 		return fmt.Errorf("interrupted before the first checkpoint: the run starts over when trained again:\n  %s", resume)
 	}

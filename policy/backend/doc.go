@@ -54,7 +54,15 @@
 // their matrix products in OpenBLAS; preference 10). Libraries are opened
 // at run time with LoadLibrary (dlopen through purego, no cgo), so one
 // binary runs with or without them; a GPU backend loads cuBLAS the same
-// way and registers with a higher preference.
+// way and registers with a higher preference. Libraries link no backend:
+// the command imports the backend packages it holds for their
+// registration (cmd/artist imports policy/backend/cpu), and so do the
+// tests of packages that build models; without one, Select fails with
+// ErrNoBackend.
+//
+// Host kernels split their work over Threads goroutines, which
+// PinThreads fixes whatever GOMAXPROCS becomes; code that sizes the Go
+// scheduler for its own goroutines pins it first, whichever backend runs.
 //
 // # Agreement
 //

@@ -94,6 +94,15 @@ func open(name string) (Backend, error) {
 	return e.b, e.err
 }
 
+// ErrNoBackend is Select's error in a program that links no backend.
+// Backends register from their packages' init functions, and libraries
+// link none: the command does, e.g. with
+//
+//	import _ "github.com/artist-rl/artist/policy/backend/cpu"
+//
+// and so do the tests of packages that build models.
+var ErrNoBackend = errors.New("backend: no backend is registered: the program must import a backend package, e.g. _ \"github.com/artist-rl/artist/policy/backend/cpu\"")
+
 // Selection is the outcome of Select.
 type Selection struct {
 	Backend Backend
@@ -129,6 +138,9 @@ func Select() (Selection, error) {
 		return Selection{Backend: b, Forced: true}, nil
 	}
 	var sel Selection
+	if len(Names()) == 0 {
+		return Selection{}, ErrNoBackend
+	}
 	for _, e := range sorted() {
 		b, err := open(e.name)
 		if err == nil {

@@ -1,4 +1,4 @@
-package trainer
+package checkpoint
 
 import (
 	"math/rand"
@@ -31,11 +31,11 @@ func TestWriteWeightsLinksTokenizer(t *testing.T) {
 	}
 	root := t.TempDir()
 	v1, v2 := filepath.Join(root, "v1"), filepath.Join(root, "v2")
-	if err := writeWeights(v1, m, tok, ""); err != nil {
+	if err := WriteWeightsAfter(v1, m, tok, ""); err != nil {
 		t.Fatal(err)
 	}
 	m.Params[0].Data[0] += 1 // the next version's weights
-	if err := writeWeights(v2, m, tok, v1); err != nil {
+	if err := WriteWeightsAfter(v2, m, tok, v1); err != nil {
 		t.Fatal(err)
 	}
 	linked := 0
@@ -59,7 +59,7 @@ func TestWriteWeightsLinksTokenizer(t *testing.T) {
 	if err := os.RemoveAll(v1); err != nil {
 		t.Fatal(err)
 	}
-	ck, err := LoadCheckpoint(v2, nil)
+	ck, err := Open(v2, nil)
 	if err != nil {
 		t.Fatalf("the linked folder does not load: %v", err)
 	}

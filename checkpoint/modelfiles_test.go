@@ -1,4 +1,4 @@
-package trainer
+package checkpoint
 
 import (
 	"math/rand"
@@ -41,10 +41,10 @@ func TestWriteModelFiles(t *testing.T) {
 	}
 	for v := 1; v <= 2; v++ {
 		m.Params[0].Data[0] += 1 // the next version's weights
-		if err := writeModelFiles(dir, m); err != nil {
+		if err := WriteModelFiles(dir, m); err != nil {
 			t.Fatalf("version %d: %v", v, err)
 		}
-		ck, err := LoadCheckpoint(dir, nil)
+		ck, err := Open(dir, nil)
 		if err != nil {
 			t.Fatalf("version %d: the folder does not load: %v", v, err)
 		}
@@ -72,7 +72,7 @@ func TestWriteModelFiles(t *testing.T) {
 		{"optimizer state", "optimizer.safetensors", "holds optimizer.safetensors"},
 		{"shard", "model-00001-of-00002.safetensors", "holds model-00001-of-00002.safetensors"},
 		{"shard index", "model.safetensors.index.json", "holds model.safetensors.index.json"},
-		{"no folder", "", "rollout.vllm_model_dir"},
+		{"no folder", "", "model folder"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -85,7 +85,7 @@ func TestWriteModelFiles(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			err := writeModelFiles(d, m)
+			err := WriteModelFiles(d, m)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("err = %v, want %q", err, c.want)
 			}

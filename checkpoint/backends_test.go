@@ -1,0 +1,3 @@
+package checkpoint
+
+import _ "github.com/artist-rl/artist/policy/backend/cpu" // the tests build models
