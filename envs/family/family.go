@@ -35,6 +35,11 @@ import (
 // list it among their ToolKinds.
 const SandboxTool = "sandbox"
 
+// PythonTool is the tool kind of Python code run in jailed python3
+// workers (envs/pysandbox). The trainer builds it itself, as it does the
+// sandbox, and allows it wherever a family lists SandboxTool.
+const PythonTool = "python"
+
 // Family is one task family.
 type Family interface {
 	// Name is the family's task.name in the config, and the key of its

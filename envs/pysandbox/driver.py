@@ -1,0 +1,539 @@
+"""Driver of one jailed Python worker (envs/pysandbox).
+
+The parent writes frames to descriptor 3 and reads frames from descriptor
+4; a frame is a 4-byte big-endian length and a body of uvarints and
+length-prefixed byte strings (see proto.go). The driver never runs
+model-written code itself: each call runs in a runner, a process forked
+from the driver with the libraries already imported, which installs a
+seccomp filter of its own (no processes, no exec, no signals to others)
+before it reads code. A stateless call gets a fresh runner that is killed
+after the call; a session keeps its runner, and so its globals, between
+calls. The driver reads the runner's standard streams, enforces the wall
+deadline and the output limit, and kills and reaps the runner.
+"""
+
+import ctypes
+import gc
+import io
+import linecache
+import math
+import os
+import resource
+import select
+import shutil
+import signal
+import struct
+import sys
+import time
+import traceback
+
+REQUESTS, REPLIES = 3, 4  # the driver's pipes to the parent
+RUN_IN, RUN_OUT = 3, 4  # a runner's pipes to the driver
+TMP = "/tmp"
+EXTRAS = ("numpy", "sympy", "mpmath")
+MAX_FD = 1 << 20  # above any descriptor number (the kernel's nr_open default)
+SESSION_CPU = 600  # seconds of CPU time a runner may use in all
+
+
+# Frames.
+
+def uvarint(n):
+    out = bytearray()
+    while n >= 0x80:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def encode(*fields):
+    """Encodes ints as uvarints, bools as 0/1, str and bytes with a length."""
+    out = bytearray()
+    for f in fields:
+        if isinstance(f, bool):
+            out += uvarint(int(f))
+        elif isinstance(f, int):
+            out += uvarint(f)
+        else:
+            b = f.encode("utf-8", "surrogateescape") if isinstance(f, str) else f
+            out += uvarint(len(b)) + b
+    return bytes(out)
+
+
+class Decoder:
+    def __init__(self, body):
+        self.b, self.i = body, 0
+
+    def uint(self):
+        n = shift = 0
+        while True:
+            c = self.b[self.i]
+            self.i += 1
+            n |= (c & 0x7F) << shift
+            if c < 0x80:
+                return n
+            shift += 7
+
+    def bytes(self):
+        n = self.uint()
+        self.i += n
+        return self.b[self.i - n:self.i]
+
+    def str(self):
+        return self.bytes().decode("utf-8", "surrogateescape")
+
+
+def read_exact(fd, n):
+    buf = bytearray()
+    while len(buf) < n:
+        chunk = os.read(fd, n - len(buf))
+        if not chunk:
+            return None
+        buf += chunk
+    return bytes(buf)
+
+
+def read_frame(fd):
+    head = read_exact(fd, 4)
+    if head is None:
+        return None
+    return read_exact(fd, struct.unpack(">I", head)[0])
+
+
+def write_frame(fd, body):
+    data = struct.pack(">I", len(body)) + body
+    while data:
+        data = data[os.write(fd, data):]
+
+
+# Libraries.
+
+class Guard:
+    """Refuses imports of anything but the standard library and EXTRAS."""
+
+    def __init__(self, extras):
+        self.allowed = set(sys.stdlib_module_names) | set(sys.builtin_module_names) | set(extras)
+        self.hint = ", ".join(["the standard library"] + list(extras))
+
+    def find_spec(self, name, path=None, target=None):
+        top = name.partition(".")[0]
+        if top in self.allowed:
+            return None
+        raise ModuleNotFoundError(
+            "module %r is not available in the sandbox; available: %s" % (top, self.hint), name=name)
+
+
+def preload():
+    """Imports the installed EXTRAS and returns the library report."""
+    found, report = [], ["python %d.%d.%d" % sys.version_info[:3]]
+    for name in EXTRAS:
+        try:
+            mod = __import__(name)
+        except ImportError:
+            continue
+        found.append(name)
+        report.append("%s %s" % (name, getattr(mod, "__version__", "?")))
+    if "sympy" in found:  # warm the printer and the solver's caches
+        import sympy
+        str(sympy.factor(sympy.Symbol("x") ** 2 - 1))
+    sys.meta_path.insert(0, Guard(found))
+    gc.collect()
+    gc.freeze()  # a runner's collections then leave the driver's objects, and their pages, alone
+    return report
+
+
+# Limits.
+
+def limit(memory, max_sessions):
+    """Limits the driver, and so every runner it forks."""
+    mapped = int(open("/proc/self/statm").read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    for res, value in (
+        (resource.RLIMIT_AS, mapped + memory),
+        (resource.RLIMIT_CORE, 0),
+        (resource.RLIMIT_FSIZE, 32 << 20),
+        (resource.RLIMIT_NOFILE, 32 + 4 * max_sessions),
+        (resource.RLIMIT_NPROC, 12 + max_sessions),
+    ):
+        resource.setrlimit(res, (value, value))
+    libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: no process may read another's memory or descriptors
+
+
+libc = ctypes.CDLL(None, use_errno=True)
+
+
+class SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def install_filter(prog, pid_insn):
+    """Installs the runner filter with tgkill limited to this process."""
+    buf = bytearray(prog)
+    struct.pack_into("<I", buf, 8 * pid_insn + 4, os.getpid())
+    raw = ctypes.create_string_buffer(bytes(buf), len(buf))
+    fprog = SockFprog(len(buf) // 8, ctypes.cast(raw, ctypes.c_void_p))
+    if libc.prctl(38, 1, 0, 0, 0) != 0 or libc.prctl(22, 2, ctypes.byref(fprog), 0, 0) != 0:
+        os._exit(71)  # PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP: never run code unfiltered
+
+
+# Runners.
+
+def runner_main(prog, pid_insn, stateful):
+    """Runs code frames from RUN_IN until it closes, each answered on RUN_OUT."""
+    install_filter(prog, pid_insn)
+    sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), "utf-8", "backslashreplace")
+    sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), "utf-8", "backslashreplace")
+    sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), "utf-8")
+    sys.argv = [""]
+    execute("print(end='')", fresh_globals())  # touch the pages of a call before one comes
+    env = fresh_globals()
+    while True:
+        body = read_frame(RUN_IN)
+        if body is None:
+            os._exit(0)
+        d = Decoder(body)
+        code, timeout = d.str(), d.uint() / 1e9
+        limit_cpu(timeout)
+        if not stateful:
+            env = fresh_globals()
+        kind, message, text = execute(code, env)
+        for f in (sys.stdout, sys.stderr):
+            try:
+                f.flush()
+            except Exception:
+                pass
+        write_frame(RUN_OUT, encode(kind, message, text))
+
+
+def limit_cpu(timeout):
+    """Limits the CPU time of the coming call to its timeout and a second
+    (the kernel then ends the runner with SIGXCPU). The hard limit, which
+    cannot be raised again, bounds all the calls of one runner."""
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    hard = SESSION_CPU
+    cur = resource.getrlimit(resource.RLIMIT_CPU)[1]
+    if cur != resource.RLIM_INFINITY:
+        hard = min(hard, cur)
+    soft = int(used.ru_utime + used.ru_stime) + math.ceil(timeout) + 1
+    resource.setrlimit(resource.RLIMIT_CPU, (min(soft, hard), hard))
+
+
+def fresh_globals():
+    return {"__name__": "__main__", "__builtins__": __builtins__}
+
+
+def execute(code, env):
+    """Runs code in env and returns (kind, message, full error text)."""
+    linecache.cache["<code>"] = (len(code), None, code.splitlines(True), "<code>")
+    try:
+        tree = compile(code, "<code>", "exec")
+    except (SyntaxError, ValueError, MemoryError) as e:
+        return failure(e, None)
+    try:
+        exec(tree, env)
+    except SystemExit as e:
+        if e.code is None or e.code == 0:
+            return "ok", "", ""
+        return failure(e, e.__traceback__.tb_next)
+    except BaseException as e:
+        return failure(e, e.__traceback__.tb_next)
+    return "ok", "", ""
+
+
+def failure(e, tb):
+    if isinstance(e, MemoryError):
+        return "error", "memory limit exceeded", "MemoryError: memory limit exceeded"
+    try:
+        text = "".join(traceback.format_exception(type(e), e, tb))
+        last = traceback.format_exception_only(type(e), e)[-1].strip()
+    except BaseException:
+        text = last = type(e).__name__
+    return "error", last, text
+
+
+class Runner:
+    """A forked runner as the driver sees it."""
+
+    def __init__(self, prog, pid_insn, stateful):
+        pipes = [os.pipe() for _ in range(4)]  # requests, results, stdout, stderr
+        self.pid = os.fork()
+        if self.pid == 0:
+            try:
+                os.dup2(pipes[0][0], RUN_IN)
+                os.dup2(pipes[1][1], RUN_OUT)
+                os.dup2(pipes[2][1], 1)
+                os.dup2(pipes[3][1], 2)
+                os.closerange(RUN_OUT + 1, MAX_FD)
+                signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+                runner_main(prog, pid_insn, stateful)
+            except BaseException:
+                traceback.print_exc()
+            finally:
+                os._exit(70)
+        os.close(pipes[0][0])
+        for _, w in pipes[1:]:
+            os.close(w)
+        self.req, self.res, self.out, self.err = pipes[0][1], pipes[1][0], pipes[2][0], pipes[3][0]
+        for fd in (self.out, self.err):
+            os.set_blocking(fd, False)
+        self.status = None  # wait status once reaped
+
+    def kill(self, wait=True):
+        """Kills the runner and closes its pipes; with wait, reaps it too
+        (else reap_done does, later)."""
+        if self.status is None:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            if wait:
+                self.reap()
+            else:
+                dying.append(self)
+        for fd in (self.req, self.res, self.out, self.err):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+    def reap(self):
+        if self.status is None:
+            self.status = os.waitpid(self.pid, 0)[1]
+        return self.status
+
+    def send(self, code, timeout):
+        """Sends code to run; returns False when the runner is gone."""
+        try:
+            write_frame(self.req, encode(code, int(timeout * 1e9)))
+            return True
+        except OSError:
+            return False
+
+    def wait(self, sent, timeout, max_output):
+        """Waits for the code sent; returns (status, stdout, truncated,
+        message, err, alive)."""
+        out, err = Capture(max_output), Capture(4096)
+        if not sent:
+            return self.died(out, err)
+        result = bytearray()
+        deadline = time.monotonic() + timeout
+        streams = {self.out: out, self.err: err}
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self.kill()
+                msg = timeout_message(timeout)
+                return "timeout", out.text(), out.truncated, msg, msg, False
+            ready, _, _ = select.select([self.res] + list(streams), [], [], left)
+            for fd in ready:
+                if fd in streams:
+                    if not streams[fd].read(fd):
+                        del streams[fd]
+                    continue
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    return self.died(out, err)
+                result += chunk
+            if out.stopped or err.stopped:
+                self.kill()
+                msg = "output limit exceeded: printed more than %d bytes" % max(out.stop, err.stop)
+                return "error", out.text(), out.truncated, msg, msg, False
+            if len(result) >= 4 and len(result) >= 4 + struct.unpack(">I", result[:4])[0]:
+                break
+        for fd, cap in streams.items():
+            cap.read(fd)
+        d = Decoder(bytes(result[4:]))
+        kind, message, text = d.str(), d.str(), d.str()
+        if kind == "error":
+            if err.text():
+                text = text + "\n" + err.text().decode("utf-8", "replace")
+            return "error", out.text(), out.truncated, message, text, True
+        status = "ok" if out.text() or out.truncated else "empty"
+        return status, out.text(), out.truncated, "", "", True
+
+    def died(self, out, err):
+        """Explains a runner that ended without answering."""
+        self.kill()
+        tail = err.text().decode("utf-8", "replace")
+        st = self.status
+        if os.WIFSIGNALED(st) and os.WTERMSIG(st) == signal.SIGXCPU:
+            return "timeout", out.text(), out.truncated, "cpu time limit exceeded", "cpu time limit exceeded", False
+        if "MemoryError" in tail or "Cannot allocate memory" in tail:
+            msg = "memory limit exceeded"
+        elif os.WIFSIGNALED(st):
+            msg = "runner killed by signal %s" % signal.Signals(os.WTERMSIG(st)).name
+        else:
+            msg = "runner exited with status %d" % os.WEXITSTATUS(st)
+        return "error", out.text(), out.truncated, msg, (msg + "\n" + tail).strip(), False
+
+
+def timeout_message(timeout):
+    return "timeout after %s" % format_seconds(timeout)
+
+
+def format_seconds(t):
+    """Formats like Go's time.Duration rounded to milliseconds."""
+    ms = round(t * 1000)
+    if ms % 1000 == 0:
+        return "%ds" % (ms // 1000)
+    if ms < 1000:
+        return "%dms" % ms
+    return ("%.3f" % (ms / 1000)).rstrip("0") + "s"
+
+
+class Capture:
+    """Keeps the first limit bytes read; past stop bytes it is stopped."""
+
+    def __init__(self, limit):
+        self.limit, self.stop = limit, max(16 * limit, 1 << 20)
+        self.buf, self.total = bytearray(), 0
+
+    def read(self, fd):
+        """Reads what is there; returns False at end of stream."""
+        while True:
+            try:
+                chunk = os.read(fd, 1 << 16)
+            except BlockingIOError:
+                return True
+            if not chunk:
+                return False
+            self.total += len(chunk)
+            room = self.limit - len(self.buf)
+            if room > 0:
+                self.buf += chunk[:room]
+            if self.stopped:
+                return True
+
+    @property
+    def stopped(self):
+        return self.total > self.stop
+
+    @property
+    def truncated(self):
+        return self.total > self.limit
+
+    def text(self):
+        return bytes(self.buf)
+
+
+# Serving.
+
+class Driver:
+    def __init__(self, hello):
+        d = Decoder(hello)
+        self.max_output, self.memory = d.uint(), d.uint()
+        self.cpus = [d.uint() for _ in range(d.uint())]
+        self.prog, self.pid_insn, self.max_sessions = d.bytes(), d.uint(), d.uint()
+        self.reuse = bool(d.uint())  # stateless calls share a runner, each with fresh globals
+        self.sessions = {}  # id -> Runner, least recently used first
+        self.spare = None
+
+    def runner(self, session):
+        if not session and self.reuse:
+            r = self.sessions.get(0)
+            if r is None:
+                r, self.spare = self.spare or Runner(self.prog, self.pid_insn, False), None
+                self.sessions[0] = r  # kept, as a session's runner is
+            return r
+        if not session:
+            r, self.spare = self.spare or Runner(self.prog, self.pid_insn, False), None
+            return r
+        r = self.sessions.pop(session, None)
+        if r is None:
+            if len(self.sessions) >= self.max_sessions:
+                oldest = next(iter(self.sessions))
+                self.sessions.pop(oldest).kill()
+            r = Runner(self.prog, self.pid_insn, True)
+        self.sessions[session] = r
+        return r
+
+    def handle(self, body):
+        """Runs one request; returns the reply and the runner to end after it."""
+        d = Decoder(body)
+        seq, session = d.uint(), d.uint()
+        for _ in range(d.uint()):
+            r = self.sessions.pop(d.uint(), None)
+            if r:
+                r.kill()
+        code, timeout = d.str(), d.uint() / 1e9
+        try:
+            r = self.runner(session)
+        except OSError as e:
+            msg = "cannot start a runner: %s" % e
+            return encode(seq, "error", b"", False, msg, msg, True), None
+        sent = r.send(code, timeout)
+        status, out, truncated, message, text, alive = r.wait(sent, timeout, self.max_output)
+        rep = encode(seq, status, out, truncated, message, text, False)
+        if alive and (session or self.reuse):
+            return rep, None
+        self.sessions.pop(session, None)
+        return rep, r
+
+    def serve(self):
+        while True:
+            body = read_frame(REQUESTS)
+            if body is None:
+                return
+            reap_done()
+            rep, done = self.handle(body)
+            write_frame(REPLIES, rep)
+            if done:  # off the caller's time, as are the cleaning and the next fork
+                done.kill(wait=False)
+            wipe_tmp()
+            if self.spare is None:
+                self.fork_spare()
+
+    def fork_spare(self):
+        try:
+            self.spare = Runner(self.prog, self.pid_insn, False)
+        except OSError:
+            pass  # the next stateless call forks its own, and reports why it cannot
+
+
+dying = []  # killed runners not yet reaped
+
+
+def reap_done():
+    """Reaps the killed runners whose exit has finished."""
+    for r in list(dying):
+        pid, st = os.waitpid(r.pid, os.WNOHANG)
+        if pid:
+            r.status = st
+            dying.remove(r)
+
+
+def wipe_tmp():
+    """Removes what the last call left in the scratch folder."""
+    try:
+        for e in os.scandir(TMP):
+            if e.is_dir(follow_symlinks=False):
+                shutil.rmtree(e.path, ignore_errors=True)
+            else:
+                os.unlink(e.path)
+    except OSError:
+        pass
+
+
+def main():
+    os.closerange(REPLIES + 1, MAX_FD)  # whatever the parent's parents leaked
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # pid 1 ignores signals it does not handle
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    hello = read_frame(REQUESTS)
+    if hello is None:
+        return 3
+    drv = Driver(hello)
+    try:
+        if drv.cpus:
+            os.sched_setaffinity(0, drv.cpus)
+        report = preload()
+        limit(drv.memory, drv.max_sessions)
+        drv.spare = Runner(drv.prog, drv.pid_insn, False)
+    except Exception as e:
+        write_frame(REPLIES, encode("%s: %s" % (type(e).__name__, e), 0))
+        return 3
+    write_frame(REPLIES, encode("", len(report), *report))
+    drv.serve()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
