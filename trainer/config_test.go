@@ -78,6 +78,20 @@ func TestConfigErrorsNameTheKey(t *testing.T) {
 	}
 }
 
+// TestSetErrorsNameNoLine: a -set flag is one line the user wrote, so its
+// errors carry no YAML line numbers.
+func TestSetErrorsNameNoLine(t *testing.T) {
+	for _, set := range []string{"grpo.stpes=5", "grpo.steps=many", "tool.kind.x=1"} {
+		_, err := Parse(nil, "x.yaml", []string{set})
+		if err == nil {
+			t.Fatalf("-set %s: no error", set)
+		}
+		if strings.Contains(err.Error(), "line ") || !strings.Contains(err.Error(), "-set "+set) {
+			t.Errorf("-set %s: %q: want the flag named and no line number", set, err)
+		}
+	}
+}
+
 func TestConfigOverrides(t *testing.T) {
 	cfg, err := Parse([]byte("grpo:\n  steps: 7\nrollout:\n  tool_timeout: 500ms\n"), "x.yaml",
 		[]string{"grpo.lr=0.01", "task.arith.ops=[mul, div]", "seed=9"})

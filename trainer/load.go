@@ -2,9 +2,11 @@ package trainer
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"reflect"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -63,8 +65,16 @@ func applySet(cfg *Config, set string) error {
 	if err != nil {
 		return fmt.Errorf("config: -set %s: %w", key, err)
 	}
-	return decodeStrict(doc, "-set "+set, cfg)
+	if err := decodeStrict(doc, "-set "+set, cfg); err != nil {
+		// The document is one made from the flag: its line numbers say
+		// nothing to the user.
+		return errors.New(yamlLine.ReplaceAllString(err.Error(), ""))
+	}
+	return nil
 }
+
+// yamlLine matches the "line N: " that YAML errors start with.
+var yamlLine = regexp.MustCompile(`line [0-9]+: `)
 
 // decodeStrict checks every key and scalar of data against the fields of
 // cfg, then decodes data on top of cfg.
