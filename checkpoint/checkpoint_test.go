@@ -214,6 +214,7 @@ func TestResolve(t *testing.T) {
 		{"missing", filepath.Join(empty, "nope"), "", "does not exist"},
 		{"file", filepath.Join(dir, "state.json"), "", "is a file"},
 		{"unfinished run", unfinished, "", "without a finished checkpoint"},
+		{"checkpoints folder", filepath.Dir(dir), "", "did you mean " + dir},
 	}
 	for i, c := range cases {
 		var note bytes.Buffer

@@ -119,6 +119,20 @@ func Latest(runDir string) (string, error) {
 	return filepath.Join(root, strings.TrimSpace(string(b))), nil
 }
 
+// notRunFolder resolves a folder that names no latest checkpoint: a
+// model folder is itself; a run's checkpoints/ folder, or a run folder
+// with none finished, is an error that names what to pass instead.
+func notRunFolder(dir string) (string, error) {
+	if _, err := os.Stat(filepath.Join(dir, Dir)); err == nil {
+		return "", fmt.Errorf("checkpoint: %s is a run folder without a finished checkpoint (no checkpoints/latest): train it further, or name one of its checkpoints/ folders", dir)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, LatestFile)); err == nil {
+		return "", fmt.Errorf("checkpoint: %s holds a run's checkpoints, not a checkpoint: did you mean %s (its latest), or the run folder %s?",
+			dir, filepath.Join(dir, strings.TrimSpace(string(b))), filepath.Dir(filepath.Clean(dir)))
+	}
+	return dir, nil
+}
+
 // RemoveStaleTemps deletes the temporary folders of root left by saves
 // that were killed; they never became checkpoints.
 func RemoveStaleTemps(root string) {
@@ -151,10 +165,7 @@ func Resolve(dir string, note io.Writer) (string, error) {
 		return "", err
 	}
 	if latest == "" {
-		if _, err := os.Stat(filepath.Join(dir, Dir)); err == nil {
-			return "", fmt.Errorf("checkpoint: %s is a run folder without a finished checkpoint (no checkpoints/latest): train it further, or name one of its checkpoints/ folders", dir)
-		}
-		return dir, nil
+		return notRunFolder(dir)
 	}
 	if _, err := os.Stat(latest); err != nil {
 		return "", fmt.Errorf("checkpoint: run folder %s: checkpoints/latest names %s, which does not exist: name one of its checkpoints/ folders", dir, filepath.Base(latest))
