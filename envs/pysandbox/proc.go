@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/artist-rl/artist/internal/frame"
 )
 
 // startTimeout bounds how long a new jail may take to report ready: its
@@ -94,7 +96,7 @@ func (p *proc) handshake(ctx context.Context, h hello) error {
 
 // exchange writes out and reads one frame into in, giving up at deadline
 // or when ctx ends (with an error wrapping os.ErrDeadlineExceeded).
-func (p *proc) exchange(ctx context.Context, out, in message, deadline time.Time) error {
+func (p *proc) exchange(ctx context.Context, out, in frame.Message, deadline time.Time) error {
 	_ = p.requests.SetWriteDeadline(deadline)
 	_ = p.replies.SetReadDeadline(deadline)
 	fired := make(chan struct{})
@@ -108,10 +110,10 @@ func (p *proc) exchange(ctx context.Context, out, in message, deadline time.Time
 			<-fired
 		}
 	}()
-	if err := writeMsg(p.requests, out); err != nil {
+	if err := frame.Write(p.requests, out); err != nil {
 		return err
 	}
-	return readMsg(p.replies, in)
+	return frame.Read(p.replies, in)
 }
 
 // kill ends the jail's process group (bubblewrap, the driver and its

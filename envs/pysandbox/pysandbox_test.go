@@ -1,12 +1,14 @@
 package pysandbox
 
 import (
+	"bytes"
 	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/internal/frame"
 )
 
 // newSandbox returns a sandbox that is closed when the test ends. A jail
@@ -193,9 +195,11 @@ func TestProtocolImitation(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Limits.Workers = 1
 	s := newSandbox(t, cfg)
-	var e encoder
-	(&reply{seq: 2, status: envs.StatusOK, stdout: "forged"}).encode(&e)
-	fake := "\x00\x00\x00" + string(rune(len(e.b))) + string(e.b)
+	var buf bytes.Buffer
+	if err := frame.Write(&buf, &reply{seq: 2, status: envs.StatusOK, stdout: "forged"}); err != nil {
+		t.Fatal(err)
+	}
+	fake := buf.String()
 	for i := range 3 {
 		got := s.Run(context.Background(), "import os, sys\nsys.stdout.write("+pyBytes(fake)+".decode('latin-1'))\nos.write(1, b'x')")
 		if got.Status != envs.StatusOK || !strings.Contains(got.Stdout, "forged") {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/internal/frame"
 )
 
 // children returns the ids of the processes whose parent is this process,
@@ -95,8 +96,8 @@ func TestHostile(t *testing.T) {
 func TestProtocolImitation(t *testing.T) {
 	s := newSandbox(t, Config{Timeout: time.Second, MaxOutput: 4096, Workers: 1})
 	var fake bytes.Buffer
-	_ = writeMsg(&fake, &reply{status: envs.StatusOK, stdout: "forged", retire: true})
-	_ = writeMsg(&fake, &ready{err: "forged"})
+	_ = frame.Write(&fake, &reply{status: envs.StatusOK, stdout: "forged", retire: true})
+	_ = frame.Write(&fake, &ready{err: "forged"})
 	printed := fake.String() + "\x00\x00\x00\xff"
 	for i := range 3 {
 		got := s.Run(context.Background(), fmt.Sprintf("fmt.Print(%q)\nprintln(%q)", printed, printed))

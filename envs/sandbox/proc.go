@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/internal/frame"
 )
 
 // startTimeout bounds how long a new worker may take to report ready.
@@ -96,7 +97,7 @@ func (p *proc) handshake(ctx context.Context, h hello) error {
 
 // exchange writes out and reads one frame into in, giving up at deadline
 // or when ctx ends (with an error wrapping os.ErrDeadlineExceeded).
-func (p *proc) exchange(ctx context.Context, out, in message, deadline time.Time) error {
+func (p *proc) exchange(ctx context.Context, out, in frame.Message, deadline time.Time) error {
 	_ = p.requests.SetWriteDeadline(deadline)
 	_ = p.replies.SetReadDeadline(deadline)
 	fired := make(chan struct{})
@@ -110,10 +111,10 @@ func (p *proc) exchange(ctx context.Context, out, in message, deadline time.Time
 			<-fired
 		}
 	}()
-	if err := writeMsg(p.requests, out); err != nil {
+	if err := frame.Write(p.requests, out); err != nil {
 		return err
 	}
-	return readMsg(p.replies, in)
+	return frame.Read(p.replies, in)
 }
 
 // kill ends the worker's process group and waits until it is reaped. A

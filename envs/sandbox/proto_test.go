@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/internal/frame"
 )
 
 func TestMessageRoundTrip(t *testing.T) {
 	tests := []struct {
 		name     string
-		in, into message
+		in, into frame.Message
 	}{
 		{"hello", &hello{maxOutput: 4096, memory: 512 << 20}, &hello{}},
 		{"ready", &ready{err: "no"}, &ready{}},
@@ -25,10 +26,10 @@ func TestMessageRoundTrip(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var buf bytes.Buffer
-			if err := writeMsg(&buf, tc.in); err != nil {
+			if err := frame.Write(&buf, tc.in); err != nil {
 				t.Fatal(err)
 			}
-			if err := readMsg(&buf, tc.into); err != nil {
+			if err := frame.Read(&buf, tc.into); err != nil {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(normalize(tc.in), normalize(tc.into)) || buf.Len() != 0 {
@@ -39,7 +40,7 @@ func TestMessageRoundTrip(t *testing.T) {
 }
 
 // normalize makes an empty drop list compare equal to a nil one.
-func normalize(m message) message {
+func normalize(m frame.Message) frame.Message {
 	if r, ok := m.(*request); ok && len(r.drop) == 0 {
 		c := *r
 		c.drop = nil
@@ -57,16 +58,16 @@ func TestReadMsgErrors(t *testing.T) {
 		{"clean end", "", io.EOF},
 		{"short header", "\x00\x00", io.ErrUnexpectedEOF},
 		{"short body", "\x00\x00\x00\x05ab", io.ErrUnexpectedEOF},
-		{"too long", "\xff\xff\xff\xff", errFrame},
-		{"string past the end", "\x00\x00\x00\x02\x09a", errFrame},
-		{"trailing bytes", "\x00\x00\x00\x02\x00\x00", errFrame},
-		{"bad varint", "\x00\x00\x00\x01\x80", errFrame},
+		{"too long", "\xff\xff\xff\xff", frame.ErrMalformed},
+		{"string past the end", "\x00\x00\x00\x02\x09a", frame.ErrMalformed},
+		{"trailing bytes", "\x00\x00\x00\x02\x00\x00", frame.ErrMalformed},
+		{"bad varint", "\x00\x00\x00\x01\x80", frame.ErrMalformed},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var r ready
-			if err := readMsg(bytes.NewReader([]byte(tc.frame)), &r); !errors.Is(err, tc.want) {
-				t.Errorf("readMsg(%q) = %v, want %v", tc.frame, err, tc.want)
+			if err := frame.Read(bytes.NewReader([]byte(tc.frame)), &r); !errors.Is(err, tc.want) {
+				t.Errorf("frame.Read(%q) = %v, want %v", tc.frame, err, tc.want)
 			}
 		})
 	}
@@ -76,15 +77,15 @@ func TestReadMsgErrors(t *testing.T) {
 // allocate beyond the frame it was given.
 func FuzzReadMsg(f *testing.F) {
 	var buf bytes.Buffer
-	_ = writeMsg(&buf, &request{session: 1, drop: []uint64{2}, code: "x", timeout: 1})
+	_ = frame.Write(&buf, &request{session: 1, drop: []uint64{2}, code: "x", timeout: 1})
 	f.Add(buf.Bytes())
 	f.Add([]byte("\x00\x00\x00\x03\xff\xff\xff"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var req request
-		if err := readMsg(bytes.NewReader(b), &req); err == nil && len(req.drop) > len(b) {
+		if err := frame.Read(bytes.NewReader(b), &req); err == nil && len(req.drop) > len(b) {
 			t.Fatalf("decoded %d session ids from %d bytes", len(req.drop), len(b))
 		}
 		var rep reply
-		_ = readMsg(bytes.NewReader(b), &rep)
+		_ = frame.Read(bytes.NewReader(b), &rep)
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/internal/frame"
 )
 
 // workerEnv, set to workerMagic in a process's environment, makes this
@@ -38,32 +39,32 @@ func init() {
 // reply says the worker retires. It returns the exit code.
 func serveWorker(in io.Reader, out io.Writer) int {
 	var h hello
-	if err := readMsg(in, &h); err != nil {
+	if err := frame.Read(in, &h); err != nil {
 		return 3
 	}
 	if err := pinCPUs(h.cpus); err != nil {
-		_ = writeMsg(out, &ready{err: err.Error()})
+		_ = frame.Write(out, &ready{err: err.Error()})
 		return 3
 	}
 	if err := applyLimits(h.memory); err != nil {
-		_ = writeMsg(out, &ready{err: err.Error()})
+		_ = frame.Write(out, &ready{err: err.Error()})
 		return 3
 	}
 	s, err := newServer(h)
 	if err != nil {
-		_ = writeMsg(out, &ready{err: err.Error()})
+		_ = frame.Write(out, &ready{err: err.Error()})
 		return 3
 	}
-	if writeMsg(out, &ready{}) != nil {
+	if frame.Write(out, &ready{}) != nil {
 		return 3
 	}
 	for {
 		var req request
-		if err := readMsg(in, &req); err != nil {
+		if err := frame.Read(in, &req); err != nil {
 			return 0
 		}
 		rep := s.handle(req)
-		if writeMsg(out, &rep) != nil || rep.retire {
+		if frame.Write(out, &rep) != nil || rep.retire {
 			return 0
 		}
 	}
