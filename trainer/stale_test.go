@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/artist-rl/artist/policy/backend/cpu"
+	"github.com/artist-rl/artist/policy/backend"
 )
 
 func TestStaleSchedule(t *testing.T) {
@@ -222,7 +222,7 @@ func TestOverlapThreads(t *testing.T) {
 	if got := runtime.GOMAXPROCS(0); got != 3 {
 		t.Errorf("GOMAXPROCS %d while overlapping from 2, want 3", got)
 	}
-	if got := cpu.Threads(); got != 2 {
+	if got := backend.Threads(); got != 2 {
 		t.Errorf("kernels on %d threads while overlapping, want the 2 they had", got)
 	}
 	restore()
@@ -230,7 +230,7 @@ func TestOverlapThreads(t *testing.T) {
 		t.Errorf("GOMAXPROCS %d after restore, want 2", got)
 	}
 	runtime.GOMAXPROCS(4)
-	if got := cpu.Threads(); got != 4 {
+	if got := backend.Threads(); got != 4 {
 		t.Errorf("kernels on %d threads after restore with GOMAXPROCS 4: still pinned", got)
 	}
 }

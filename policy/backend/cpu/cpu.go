@@ -28,7 +28,7 @@ var _ backend.Backend = (*Backend)(nil)
 // is the reference the other backends are tested against.
 func NewGo() *Backend {
 	return &Backend{name: "go", blas: goBLAS{}, info: func() backend.Info {
-		return backend.Info{Name: "go", Threads: Threads()}
+		return backend.Info{Name: "go", Threads: backend.Threads()}
 	}}
 }
 

@@ -4,7 +4,7 @@
 // which is loaded at run time (libopenblas.so.0; Debian and Ubuntu ship
 // it in libopenblas0-pthread). Nothing here needs cgo.
 //
-// The Go kernels parallelize over rows, sequences and heads on Threads()
+// The Go kernels parallelize over rows, sequences and heads on backend.Threads()
 // goroutines; splitting work that way changes no result. On amd64 with
 // AVX2, the exponential, AdamW's update and the products (op(a)·b as
 // gonum's axpy loops, 32 columns at a time with AVX-512; a·bᵀ as gonum's

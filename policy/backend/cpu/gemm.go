@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/artist-rl/artist/policy/backend"
 	"gonum.org/v1/gonum/blas"
+
+	"github.com/artist-rl/artist/policy/backend"
 )
 
 // MatMul computes c [m, n] = op(a)·op(b) + beta·c (see backend.Kernels).
@@ -63,7 +64,7 @@ const fewRowsMinWeights = 1 << 20
 // a large w [n, k] (a linear layer decoding a few sequences), reading w
 // once: each row of w meets the four rows of a, kept in the first-level
 // cache, in one pass (dot4AVX2). The columns of y are split among
-// Threads() goroutines. Sums run in another order than the library's, so
+// backend.Threads() goroutines. Sums run in another order than the library's, so
 // results agree with it to float32 rounding.
 func (b *Backend) fewRows(m, n, k int, a, w []float32, beta float32, y []float32) {
 	var x []float32 // [4, k]: a, zero rows added
@@ -73,7 +74,7 @@ func (b *Backend) fewRows(m, n, k int, a, w []float32, beta float32, y []float32
 		x = make([]float32, 4*k)
 		copy(x, a[:m*k])
 	}
-	workers := max(1, min(Threads(), n/256))
+	workers := max(1, min(backend.Threads(), n/256))
 	var wg sync.WaitGroup
 	for p := range workers {
 		n0, n1 := p*n/workers, (p+1)*n/workers
@@ -99,11 +100,11 @@ func (b *Backend) fewRows(m, n, k int, a, w []float32, beta float32, y []float32
 const minSplit = 1 << 20
 
 // gemmSplitMN computes y [m, n] = op(a)·op(b) + beta·y with the rows of
-// y (or its columns, when n is the longer side) split among Threads()
+// y (or its columns, when n is the longer side) split among backend.Threads()
 // goroutines, each making one single-threaded library call on its block.
 // Every element is computed as one call would compute it.
 func (b *Backend) gemmSplitMN(tA, tB blas.Transpose, m, n, k int, a []float32, lda int, bm []float32, ldb int, beta float32, y []float32) {
-	workers := min(Threads(), max(m, n)/16)
+	workers := min(backend.Threads(), max(m, n)/16)
 	if workers < 2 || m*n*k < minSplit {
 		b.blas.Sgemm(tA, tB, m, n, k, 1, a, lda, bm, ldb, beta, y, n)
 		return
@@ -141,7 +142,7 @@ func splitK(m, n, k int) int {
 	if ((m+block-1)/block)*((n+block-1)/block) >= 4 {
 		return 1
 	}
-	return min(Threads(), k/256)
+	return min(backend.Threads(), k/256)
 }
 
 // gemmSplitK computes y [m, n] = aᵀ·b for a [k, m] and b [k, n] with the

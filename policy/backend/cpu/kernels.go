@@ -315,10 +315,10 @@ func LogSumExp(x []float32) float64 {
 }
 
 // parallelFor runs fn over [0, n) split into contiguous chunks on up to
-// Threads() goroutines. It runs inline when there is one chunk or the work
+// backend.Threads() goroutines. It runs inline when there is one chunk or the work
 // (n·cost, in rough flops) is too small to pay for goroutines.
 func parallelFor(n, cost int, fn func(lo, hi int)) {
-	workers := min(Threads(), n)
+	workers := min(backend.Threads(), n)
 	if workers <= 1 || n*cost < 1<<15 {
 		fn(0, n)
 		return

@@ -9,10 +9,11 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/artist-rl/artist/policy/backend"
 	"github.com/ebitengine/purego"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
+
+	"github.com/artist-rl/artist/policy/backend"
 )
 
 // OpenBLASLibraryEnv, when set, names the OpenBLAS library file to load
@@ -27,7 +28,7 @@ const openBLASInstall = "install OpenBLAS (Debian/Ubuntu: apt-get install libope
 //
 // Unless OPENBLAS_NUM_THREADS (or GOTO_NUM_THREADS, OMP_NUM_THREADS) says
 // otherwise, OpenBLAS runs one thread per call and the backend splits
-// large products among Threads() goroutines: the library's own threads
+// large products among backend.Threads() goroutines: the library's own threads
 // spin between calls and fight Go's goroutines for the cores, which makes
 // small models slower. With the variable set, the library threads as told
 // and products go to it whole.
@@ -67,7 +68,7 @@ func OpenOpenBLAS() (*Backend, error) {
 		lt := int(numThreads())
 		threads := lt
 		if be.splitMN {
-			threads = Threads()
+			threads = backend.Threads()
 		}
 		return backend.Info{Name: "openblas", Threads: threads, LibraryThreads: lt, Core: cString(coreName()), Library: lib.Name}
 	}
