@@ -2,12 +2,13 @@ package chat
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"unicode"
 
 	"github.com/ardanlabs/jinja"
+
+	"github.com/artist-rl/artist/internal/pyval"
 )
 
 // printFilter is the filter canonicalize applies to every {{ expression }}
@@ -54,7 +55,7 @@ func writeRepr(b *strings.Builder, v jinja.Value) {
 	case v.IsInt():
 		b.WriteString(strconv.FormatInt(v.AsInt(), 10))
 	case v.IsFloat():
-		b.WriteString(pyFloatRepr(v.AsFloat()))
+		b.WriteString(pyval.JSONFloat(v.AsFloat())) // repr(float), as json.dumps writes it
 	case v.IsString():
 		writeStrRepr(b, v.AsString())
 	case v.IsList():
@@ -115,53 +116,4 @@ func writeStrRepr(b *strings.Builder, s string) {
 		}
 	}
 	b.WriteByte(quote)
-}
-
-// pyFloatRepr formats f as Python's repr(float) does, which is what
-// json.dumps writes: the shortest digits that read back as f, in positional
-// notation with at least one fractional digit when the decimal exponent is
-// in [-4, 16), else as d.ddde±XX; NaN, Infinity and -Infinity for the
-// non-finite values.
-func pyFloatRepr(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "NaN"
-	case math.IsInf(f, 1):
-		return "Infinity"
-	case math.IsInf(f, -1):
-		return "-Infinity"
-	}
-	// Shortest round-trip digits and exponent: d.ddddde±X.
-	e := strconv.FormatFloat(f, 'e', -1, 64)
-	sign := ""
-	if e[0] == '-' {
-		sign, e = "-", e[1:]
-	}
-	mant, expStr, _ := strings.Cut(e, "e")
-	exp, _ := strconv.Atoi(expStr)
-	digits := strings.Replace(mant, ".", "", 1)
-	if digits == "0" {
-		return sign + "0.0"
-	}
-	// The value is 0.digits × 10^decpt.
-	decpt := exp + 1
-	if decpt > -4 && decpt <= 16 {
-		switch {
-		case decpt <= 0:
-			return sign + "0." + strings.Repeat("0", -decpt) + digits
-		case decpt >= len(digits):
-			return sign + digits + strings.Repeat("0", decpt-len(digits)) + ".0"
-		default:
-			return sign + digits[:decpt] + "." + digits[decpt:]
-		}
-	}
-	out := sign + digits[:1]
-	if len(digits) > 1 {
-		out += "." + digits[1:]
-	}
-	esign := "+"
-	if exp < 0 {
-		esign, exp = "-", -exp
-	}
-	return fmt.Sprintf("%se%s%02d", out, esign, exp)
 }

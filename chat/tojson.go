@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/ardanlabs/jinja"
+
+	"github.com/artist-rl/artist/internal/pyval"
 )
 
 // tojsonFilter is the name the templates' tojson filter is renamed to (see
@@ -101,7 +103,7 @@ func writeJSON(b *strings.Builder, v jinja.Value, o jsonOptions, depth int) erro
 	case v.IsInt():
 		b.WriteString(strconv.FormatInt(v.AsInt(), 10))
 	case v.IsFloat():
-		b.WriteString(pyFloatRepr(v.AsFloat()))
+		b.WriteString(pyval.JSONFloat(v.AsFloat()))
 	case v.IsString():
 		writeJSONString(b, v.AsString(), o.ensureASCII)
 	case v.IsList():

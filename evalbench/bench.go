@@ -2,6 +2,7 @@ package evalbench
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/artist-rl/artist/envs/family"
 	"github.com/artist-rl/artist/reward"
@@ -46,17 +47,17 @@ func Open(dataDir, name string, section func(familyName string) any, f format.Fo
 }
 
 // ToolKind is the tool kind a policy configured with kind uses on the
-// benchmark: "disabled" stays the ablation, a kind of the family is kept,
-// and any other becomes the family's preferred kind (a checkpoint of
-// another family still makes the calls this one understands).
+// benchmark: "disabled" stays the ablation, a kind of the family is kept
+// (Python code, family.PythonTool, wherever the family runs Go code in
+// the sandbox), and any other becomes the family's preferred kind (a
+// checkpoint of another family still makes the calls this one
+// understands).
 func (b *Bench) ToolKind(kind string) string {
 	kinds := b.Family.ToolKinds()
-	for _, k := range kinds {
-		if k == kind {
-			return kind
-		}
+	if kind == family.PythonTool && slices.Contains(kinds, family.SandboxTool) {
+		return kind
 	}
-	if kind == "disabled" {
+	if kind == "disabled" || slices.Contains(kinds, kind) {
 		return kind
 	}
 	return kinds[0]

@@ -17,10 +17,12 @@ func TestBenchToolKind(t *testing.T) {
 	}{
 		{"math500", "sandbox", "sandbox"},
 		{"math500", "disabled", "disabled"},
+		{"math500", "python", "python"},
 		{"math500", "bfcl", "sandbox"},
 		{"bfcl_v3_base", "bfcl", "bfcl"},
 		{"bfcl_v3_base", "sandbox", "bfcl"},
 		{"bfcl_v3_base", "disabled", "disabled"},
+		{"bfcl_v3_base", "python", "bfcl"},
 	}
 	for _, c := range cases {
 		t.Run(c.bench+"/"+c.kind, func(t *testing.T) {

@@ -151,90 +151,139 @@ func runsOf(idx []int) []rowRun {
 // direct.Grad is uploaded into a [V, C] tensor of the graph's, the
 // chunks add into it, and it comes back once: the host's order of sums.
 func headBackOp(be backend.Backend, fwd *kernel, g geometry, inv float32, rows int, sc *headScratch, direct *Param) *kernel {
-	V, C := g.V, g.C
-	var gradT backend.Tensor // direct.Grad on a device
-	k := &kernel{
-		name: fmt.Sprintf("headBack(%d,%d,%d,%g,%t)", V, C, rows, inv, direct != nil), inDims: []int{2, 2, 1, 1, 1}, outDims: 2,
+	hb := &headBack{be: be, fwd: fwd, g: g, inv: inv, rows: rows, sc: sc, direct: direct}
+	hb.k = &kernel{
+		name: fmt.Sprintf("headBack(%d,%d,%d,%g,%t)", g.V, g.C, rows, inv, direct != nil), inDims: []int{2, 2, 1, 1, 1}, outDims: 2,
 		shape: func(in []tensor.Shape) tensor.Shape { return in[0].Clone() },
 	}
-	k.fwd = func(out backend.Tensor, in []backend.Tensor, _ []tensor.Shape) error {
-		x, w := in[0], in[1]
-		tg, err := download(be, in[2])
-		if err != nil {
-			return err
-		}
-		dy, err := download(be, in[4])
-		if err != nil {
-			return err
-		}
-		var live, dead []int // rows that do and do not carry a gradient
-		for r, t := range tg {
-			if t >= 0 && dy[r] != 0 {
-				live = append(live, r)
-			} else {
-				dead = append(dead, r)
-			}
-		}
-		var e errs
-		for _, run := range runsOf(dead) {
-			for lo := 0; lo < run.n; lo += rows {
-				n := min(rows, run.n-lo)
-				e.add(be.Copy(out.Slice((run.r+lo)*C, (run.r+lo+n)*C), sc.zeros.Slice(0, n*C)))
-			}
-		}
-		if e.err != nil || len(live) == 0 {
-			return e.err
-		}
-		var grad backend.Tensor // where the chunks add dw: direct.Grad itself on a host backend
-		if direct != nil {
-			grad = backend.Host(direct.Grad)
-			if !out.OnHost() {
-				if gradT.Len() != len(direct.Grad) {
-					if gradT, err = k.gm.scratch(len(direct.Grad)); err != nil {
-						return err
-					}
-				}
-				grad = gradT
-				e.add(be.Upload(grad, direct.Grad))
-			}
-		}
-		for lo := 0; lo < len(live) && e.err == nil; lo += rows {
-			idx := live[lo:min(lo+rows, len(live))]
-			c := len(idx)
-			runs := runsOf(idx)
-			for j, r := range idx {
-				sc.tbH[j], sc.dbH[j] = tg[r], dy[r]
-			}
-			xb, dxb, lg, dl := sc.xb.Slice(0, c*C), sc.dxb.Slice(0, c*C), sc.logits.Slice(0, c*V), sc.dlogits.Slice(0, c*V)
-			tb, db := sc.tb.Slice(0, c), sc.db.Slice(0, c)
-			var sv backend.Tensor
-			if fwd.saved != nil {
-				sv = sc.lb.Slice(0, c)
-			}
-			for _, run := range runs {
-				e.add(be.Copy(xb.Slice(run.j*C, (run.j+run.n)*C), x.Slice(run.r*C, (run.r+run.n)*C)))
-				if sv.Len() > 0 {
-					e.add(be.Copy(sv.Slice(run.j, run.j+run.n), fwd.savedT.Slice(run.r, run.r+run.n)))
-				}
-			}
-			e.add(be.Upload(tb, sc.tbH[:c]))
-			e.add(be.Upload(db, sc.dbH[:c]))
-			e.add(be.MatMul(false, true, c, V, C, xb, w, 0, lg))
-			e.add(scaleBy(be, lg, inv))
-			e.add(be.TokenLogProbBack(dl, lg, tb, sv, db, V))
-			e.add(scaleBy(be, dl, inv))
-			e.add(be.MatMul(false, false, c, C, V, dl, w, 0, dxb))
-			for _, run := range runs {
-				e.add(be.Copy(out.Slice(run.r*C, (run.r+run.n)*C), dxb.Slice(run.j*C, (run.j+run.n)*C)))
-			}
-			if direct != nil {
-				e.add(be.MatMul(true, false, V, C, c, dl, xb, 1, grad))
-			}
-		}
-		if e.err == nil && direct != nil && !grad.OnHost() {
-			e.add(be.Download(direct.Grad, grad))
-		}
+	hb.k.fwd = hb.run
+	return hb.k
+}
+
+// headBack is the state of one headBackOp kernel k, the backward pass of
+// the forward kernel fwd.
+type headBack struct {
+	be     backend.Backend
+	k, fwd *kernel
+	g      geometry
+	inv    float32
+	rows   int
+	sc     *headScratch
+	direct *Param
+	gradT  backend.Tensor // direct.Grad on a device, kept between runs
+}
+
+// run is the kernel's function: in are x, w, targets, the forward output
+// and dy; out is dx.
+func (hb *headBack) run(out backend.Tensor, in []backend.Tensor, _ []tensor.Shape) error {
+	tg, err := download(hb.be, in[2])
+	if err != nil {
+		return err
+	}
+	dy, err := download(hb.be, in[4])
+	if err != nil {
+		return err
+	}
+	live, dead := splitRows(tg, dy)
+	var e errs
+	hb.zero(&e, out, dead)
+	if e.err != nil || len(live) == 0 {
 		return e.err
 	}
-	return k
+	grad, err := hb.gradTarget(&e, out)
+	if err != nil {
+		return err
+	}
+	for lo := 0; lo < len(live) && e.err == nil; lo += hb.rows {
+		hb.chunk(&e, out, in[0], in[1], tg, dy, live[lo:min(lo+hb.rows, len(live))], grad)
+	}
+	if e.err == nil && hb.direct != nil && !grad.OnHost() {
+		e.add(hb.be.Download(hb.direct.Grad, grad))
+	}
+	return e.err
+}
+
+// splitRows returns the rows that carry a gradient (a target and a nonzero
+// dy) and those that do not, each ascending.
+func splitRows(tg, dy []float32) (live, dead []int) {
+	for r, t := range tg {
+		if t >= 0 && dy[r] != 0 {
+			live = append(live, r)
+		} else {
+			dead = append(dead, r)
+		}
+	}
+	return live, dead
+}
+
+// zero clears the rows dead of dx (out) from the scratch zeros, a chunk
+// at most at a time; errors join e.
+func (hb *headBack) zero(e *errs, out backend.Tensor, dead []int) {
+	C := hb.g.C
+	for _, run := range runsOf(dead) {
+		for lo := 0; lo < run.n; lo += hb.rows {
+			n := min(hb.rows, run.n-lo)
+			e.add(hb.be.Copy(out.Slice((run.r+lo)*C, (run.r+lo+n)*C), hb.sc.zeros.Slice(0, n*C)))
+		}
+	}
+}
+
+// gradTarget returns where the chunks add dw: nothing when direct is nil,
+// direct.Grad itself on a host backend, else hb.gradT with direct.Grad
+// uploaded into it (the upload's error joins e). The error is that of
+// allocating hb.gradT.
+func (hb *headBack) gradTarget(e *errs, out backend.Tensor) (backend.Tensor, error) {
+	var grad backend.Tensor
+	if hb.direct == nil {
+		return grad, nil
+	}
+	grad = backend.Host(hb.direct.Grad)
+	if out.OnHost() {
+		return grad, nil
+	}
+	if hb.gradT.Len() != len(hb.direct.Grad) {
+		var err error
+		if hb.gradT, err = hb.k.gm.scratch(len(hb.direct.Grad)); err != nil {
+			return grad, err
+		}
+	}
+	e.add(hb.be.Upload(hb.gradT, hb.direct.Grad))
+	return hb.gradT, nil
+}
+
+// chunk computes the rows idx (ascending, at most hb.rows) of dx into out
+// from x and w, and adds their dw into grad when direct is set; errors
+// join e.
+func (hb *headBack) chunk(e *errs, out, x, w backend.Tensor, tg, dy []float32, idx []int, grad backend.Tensor) {
+	be, sc, V, C := hb.be, hb.sc, hb.g.V, hb.g.C
+	c := len(idx)
+	runs := runsOf(idx)
+	for j, r := range idx {
+		sc.tbH[j], sc.dbH[j] = tg[r], dy[r]
+	}
+	xb, dxb, lg, dl := sc.xb.Slice(0, c*C), sc.dxb.Slice(0, c*C), sc.logits.Slice(0, c*V), sc.dlogits.Slice(0, c*V)
+	tb, db := sc.tb.Slice(0, c), sc.db.Slice(0, c)
+	var sv backend.Tensor
+	if hb.fwd.saved != nil {
+		sv = sc.lb.Slice(0, c)
+	}
+	for _, run := range runs {
+		e.add(be.Copy(xb.Slice(run.j*C, (run.j+run.n)*C), x.Slice(run.r*C, (run.r+run.n)*C)))
+		if sv.Len() > 0 {
+			e.add(be.Copy(sv.Slice(run.j, run.j+run.n), hb.fwd.savedT.Slice(run.r, run.r+run.n)))
+		}
+	}
+	e.add(be.Upload(tb, sc.tbH[:c]))
+	e.add(be.Upload(db, sc.dbH[:c]))
+	e.add(be.MatMul(false, true, c, V, C, xb, w, 0, lg))
+	e.add(scaleBy(be, lg, hb.inv))
+	e.add(be.TokenLogProbBack(dl, lg, tb, sv, db, V))
+	e.add(scaleBy(be, dl, hb.inv))
+	e.add(be.MatMul(false, false, c, C, V, dl, w, 0, dxb))
+	for _, run := range runs {
+		e.add(be.Copy(out.Slice(run.r*C, (run.r+run.n)*C), dxb.Slice(run.j*C, (run.j+run.n)*C)))
+	}
+	if hb.direct != nil {
+		e.add(be.MatMul(true, false, V, C, c, dl, xb, 1, grad))
+	}
 }

@@ -65,9 +65,12 @@ type Remote struct {
 	Tokenizer Tokenizer
 	// Prompt renders a task; nil means PromptText.
 	Prompt PromptFunc
-	// UserTurn renders a later user message of a multi-turn task, as
-	// Engine.UserTurn; nil means UserTurnText.
-	UserTurn func(msg string) string
+	// UserTurn renders a later user message of a multi-turn task (or a
+	// user's reply), as Engine.UserTurn does, or fails on it: a message it
+	// fails on ends that trajectory, and Run returns the error naming the
+	// task, as for a prompt that fails to render. nil means UserTurnText;
+	// TextTurn adapts a renderer that cannot fail.
+	UserTurn func(msg string) (string, error)
 	// Parallel bounds the trajectories in flight, and so the requests
 	// (default 8).
 	Parallel int
@@ -150,15 +153,12 @@ func (r *Remote) roll(ctx context.Context, client *openai.Client, t *Trajectory,
 		case "":
 			t.Stop = StopLength
 		}
-		if (t.Stop == StopAnswer || t.Stop == StopEOS) && r.users() {
-			r.reply(ctx, loop, t, said, &resp, used)
-			seg = resp.Len()
-		} else if t.Stop == StopAnswer || t.Stop == StopEOS {
-			next, stop := loop.endTurn(t.Stop, used >= r.Config.MaxResponseTokens)
-			if t.Stop = stop; stop == "" {
-				resp.WriteString(r.userTurn(t.Task.Turns[next]))
-				seg = resp.Len()
+		if t.Stop == StopAnswer || t.Stop == StopEOS {
+			if err := r.nextTurn(ctx, loop, t, said, &resp, used); err != nil {
+				t.Response = resp.String()
+				return used, err
 			}
+			seg = resp.Len()
 		}
 		if t.Stop != "" {
 			t.Response = resp.String()
@@ -187,34 +187,82 @@ func (r *Remote) event(stop, text, segment string) (format.Event, string) {
 // users reports whether Tool is an envs.UserTool whose users answer.
 func (r *Remote) users() bool { _, ok := userTool(r.Tool); return ok }
 
+// nextTurn follows a turn the policy ended (t.Stop is StopAnswer or
+// StopEOS): it appends the next user message, rendered by UserTurn, to
+// resp and clears t.Stop, or leaves t.Stop set when the conversation is
+// over. The message is the reply of the trajectory's user (an
+// envs.UserTool), else the task's next turn. A message UserTurn fails on
+// is an error naming the task, t.Stop then StopLength as Engine leaves a
+// failed row.
+func (r *Remote) nextTurn(ctx context.Context, loop *toolLoop, t *Trajectory, said string, resp *strings.Builder, used int) error {
+	if r.users() {
+		return r.reply(ctx, loop, t, said, resp, used)
+	}
+	next, stop := loop.endTurn(t.Stop, used >= r.Config.MaxResponseTokens)
+	if t.Stop = stop; stop != "" {
+		return nil
+	}
+	text, err := r.userTurn(t, t.Task.Turns[next])
+	if err != nil {
+		return err
+	}
+	resp.WriteString(text)
+	return nil
+}
+
 // reply asks the trajectory's user for its next message, as Engine does
 // at the end of a turn, and appends it to resp; t.Stop is cleared when
-// the conversation goes on, StopLength when the budget is spent.
-func (r *Remote) reply(ctx context.Context, loop *toolLoop, t *Trajectory, said string, resp *strings.Builder, used int) {
+// the conversation goes on, StopLength when the budget is spent. A
+// message UserTurn fails on is an error, as for nextTurn.
+func (r *Remote) reply(ctx context.Context, loop *toolLoop, t *Trajectory, said string, resp *strings.Builder, used int) error {
 	if used >= r.Config.MaxResponseTokens {
 		t.Stop = StopLength
-		return
+		return nil
 	}
 	msg, done := loop.reply(ctx, said)
 	if done {
-		return
+		return nil
+	}
+	text, err := r.userTurn(t, msg)
+	if err != nil {
+		return err
+	}
+	empty, err := r.userTurn(t, "")
+	if err != nil {
+		return err
 	}
 	t.Stop = ""
-	text := r.userTurn(msg)
-	overhead := len(r.userTurn("")) / 4
+	overhead := len(empty) / 4
 	if r.Tokenizer != nil {
-		overhead = len(r.Tokenizer.Encode(r.userTurn("")))
+		overhead = len(r.Tokenizer.Encode(empty))
 	}
 	text, _ = r.fitTo(text, replyLimit(r.Config, overhead))
 	resp.WriteString(text)
+	return nil
 }
 
-// userTurn renders a later user message as Engine does.
-func (r *Remote) userTurn(msg string) string {
-	if r.UserTurn != nil {
-		return r.UserTurn(msg)
+// userTurn renders a later user message of t as Engine does. On failure
+// it sets t.Stop to StopLength and returns the error naming t's task.
+func (r *Remote) userTurn(t *Trajectory, msg string) (string, error) {
+	if r.UserTurn == nil {
+		return UserTurnText(msg), nil
 	}
-	return UserTurnText(msg)
+	text, err := r.UserTurn(msg)
+	if err != nil {
+		t.Stop = StopLength
+		return "", fmt.Errorf("rollout: task %q: user turn: %w", t.Task.ID, err)
+	}
+	return text, nil
+}
+
+// TextTurn adapts a user-turn renderer that cannot fail (as
+// Engine.UserTurn) to Remote.UserTurn; nil stays nil, which Remote reads
+// as UserTurnText.
+func TextTurn(render func(msg string) string) func(msg string) (string, error) {
+	if render == nil {
+		return nil
+	}
+	return func(msg string) (string, error) { return render(msg), nil }
 }
 
 // stopEOS marks a completion ended by the end-of-sequence token.

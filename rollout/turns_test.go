@@ -162,7 +162,7 @@ func TestRemoteMultiTurnMatchesEngine(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := completionServer(t, p, tok)
-	rem := &Remote{URL: srv.URL, Tool: calc, Format: e.Format, Config: e.Config, Tokenizer: e.Tokenizer, UserTurn: hashTurn}
+	rem := &Remote{URL: srv.URL, Tool: calc, Format: e.Format, Config: e.Config, Tokenizer: e.Tokenizer, UserTurn: TextTurn(hashTurn)}
 	got, _, err := rem.Run(context.Background(), tasks, 2, nil)
 	if err != nil {
 		t.Fatal(err)

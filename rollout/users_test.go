@@ -105,7 +105,7 @@ func TestRunUserReplies(t *testing.T) {
 			}
 			remote := &echoUsers{replies: c.replies, max: c.max}
 			srv := completionServer(t, p, tok)
-			rem := &Remote{URL: srv.URL, Tool: remote, Format: e.Format, Config: e.Config, Tokenizer: e.Tokenizer, UserTurn: hashTurn}
+			rem := &Remote{URL: srv.URL, Tool: remote, Format: e.Format, Config: e.Config, Tokenizer: e.Tokenizer, UserTurn: TextTurn(hashTurn)}
 			got, _, err := rem.Run(context.Background(), task, 1, nil)
 			if err != nil {
 				t.Fatal(err)

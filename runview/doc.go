@@ -23,8 +23,8 @@
 // # The page
 //
 // Curves: one chart per metric, grouped by the key's prefix (reward,
-// eval, rollout, loss, clip, grad, timing, throughput, tools, then any
-// other prefix, then keys without one), every run overlaid in its own
+// eval, rollout, mismatch, loss, clip, grad, timing, throughput, tools,
+// then any other prefix, then keys without one), every run overlaid in its own
 // color, the raw points faint behind a debiased exponential moving
 // average whose weight a slider sets. Charts draw on a canvas, long
 // series reduced to one min/max envelope per pixel column, visible

@@ -62,7 +62,7 @@ type fixture struct {
 func (f fixture) evalSteps() int { return f.steps/f.evalEvery + 1 }
 
 // groups are the metric groups every fixture run has.
-var groups = []string{"reward", "eval", "rollout", "loss", "clip", "grad", "timing", "throughput", "tools"}
+var groups = []string{"reward", "eval", "rollout", "mismatch", "loss", "clip", "grad", "timing", "throughput", "tools"}
 
 // writeRun writes the run folder and returns its path.
 func writeRun(t testing.TB, dir string, f fixture) string {
@@ -154,6 +154,8 @@ func metricsLines(f fixture, from, to int) string {
 			m["rollout/tool_fail_frac"] = 0.4*math.Exp(-3*x) + noise(0.05)
 			m["rollout/response_len/mean"] = 30 + 10*x + noise(6)
 			m["rollout/truncated_frac"] = 0.1 * math.Exp(-x)
+			m["mismatch/kl_k3"] = 1e-4 * (1 + noise(0.5))
+			m["mismatch/max_ratio"] = 1.2 + noise(0.2)
 			m["loss/policy"] = noise(0.4)
 			m["loss/kl"] = 0.01 * x
 			m["clip/frac"] = 0.02 + noise(0.01)

@@ -55,7 +55,7 @@ table=(
 	"run :: ^curl -s http://127\\.0\\.0\\.1:8080/v1/completions  :: a completion from the server started above (an error object fails it)"
 	'run :: ^\./artist init -model-config configs/models/[a-z0-9.-]+\.json  :: random weights in a small model folder'
 	'run :: ^\./artist bench -serve -checkpoint runs/qwen-shapes  :: serve throughput of the folder above, 2 rounds'
-	'long :: ^(mpirun -np [0-9]+ )?\./artist train -config configs/tiny-tool-arith\.yaml( -set [^ ]+)*$ :: a training run in its own run folder'
+	'long :: ^(mpirun -np [0-9]+ )?\./artist train -config configs/tiny-tool-arith(-python)?\.yaml( -set [^ ]+)*$ :: a training run in its own run folder'
 )
 
 # commands FILE...: FILE<TAB>LINE<TAB>COMMAND for every command of the

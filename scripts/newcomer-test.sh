@@ -3,7 +3,9 @@
 # the README's two commands, an evaluation on a benchmark found through
 # ARTIST_DATA, a run folder given as the checkpoint, a second benchmark
 # that cannot run and leaves the first's results alone, and Ctrl-C during
-# training, then the resume command the trainer printed.
+# training, then the resume command the trainer printed; then the finished
+# run trained again (nothing changes), a resume with a changed key (refused,
+# nothing changes) and flag errors that name the flag.
 #
 #   scripts/newcomer-test.sh [DATA_DIR]
 #
@@ -86,6 +88,51 @@ expect "$tmp/train2.out" "final eval: accuracy" "resume"
 if grep -q "^warmstart [0-9]" "$tmp/train2.out"; then fail "the resumed run did the warm start again" "$tmp/train2.out"; fi
 
 go build -buildvcs=true -o artist ./cmd/artist
+run=runs/tiny-tool-arith
+# fingerprint: every file of the run folder with its content hash, and
+# every entry with its size and modification time.
+fingerprint() {
+	(cd "$run" && find . -type f -print0 | sort -z | xargs -0 sha256sum && find . -printf '%p %s %T@\n' | sort)
+}
+rerun=(./artist "${train[@]:3}")
+fingerprint >"$tmp/run.before"
+
+step "the same training again: the run is finished, nothing changes"
+timeout "$limit" "${rerun[@]}" >"$tmp/rerun.out" 2>"$tmp/rerun.err" || fail "training the finished run again" "$tmp/rerun.err"
+expect "$tmp/rerun.out" "run $run is finished (GRPO step $steps of $steps): nothing to do" "finished run"
+expect "$tmp/rerun.out" "$run/summary.json" "finished run"
+fingerprint >"$tmp/run.after"
+cmp -s "$tmp/run.before" "$tmp/run.after" || { diff "$tmp/run.before" "$tmp/run.after" >"$tmp/run.diff" || true; fail "training the finished run again changed its folder" "$tmp/run.diff"; }
+
+step "resume with grpo.lr changed is refused, naming the key"
+rc=0
+timeout "$limit" "${rerun[@]}" -set grpo.lr=0.001 -force >"$tmp/changed.out" 2>"$tmp/changed.err" || rc=$?
+[ "$rc" -eq 1 ] || fail "resume with a changed grpo.lr exited $rc" "$tmp/changed.err"
+expect "$tmp/changed.err" "grpo.lr: run has 0.0002, config says 0.001" "changed key"
+expect "$tmp/changed.err" "another run_dir" "changed key"
+fingerprint >"$tmp/run.after"
+cmp -s "$tmp/run.before" "$tmp/run.after" || { diff "$tmp/run.before" "$tmp/run.after" >"$tmp/run.diff" || true; fail "the refused resume changed the run folder" "$tmp/run.diff"; }
+
+step "flag errors name the flag and fail early"
+rc=0
+timeout 120 ./artist eval -checkpoint "$run" -n 0 >/dev/null 2>"$tmp/flag-n.err" || rc=$?
+[ "$rc" -ne 0 ] || fail "eval -n 0 exited 0" "$tmp/flag-n.err"
+expect "$tmp/flag-n.err" "-n 0" "eval -n 0"
+rc=0
+timeout 120 ./artist train -config configs/tiny-tool-arith.yaml -set grpo.stpes=5 >/dev/null 2>"$tmp/flag-set.err" || rc=$?
+[ "$rc" -ne 0 ] || fail "train -set grpo.stpes=5 exited 0" "$tmp/flag-set.err"
+expect "$tmp/flag-set.err" "grpo.stpes" "-set with a misspelt key"
+if grep -q "line [0-9]" "$tmp/flag-set.err"; then fail "the -set error names a YAML line" "$tmp/flag-set.err"; fi
+rc=0
+timeout 60 ./artist serve -checkpoint "$tmp/no-such-checkpoint" -addr 8080 >/dev/null 2>"$tmp/flag-addr.err" || rc=$?
+[ "$rc" -ne 0 ] || fail "serve -addr 8080 exited 0" "$tmp/flag-addr.err"
+expect "$tmp/flag-addr.err" "-addr" "serve -addr 8080"
+if grep -q "no-such-checkpoint" "$tmp/flag-addr.err"; then fail "serve -addr 8080 looked for the checkpoint before checking -addr" "$tmp/flag-addr.err"; fi
+rc=0
+timeout 120 ./artist eval -checkpoint "$run/checkpoints" -limit 1 >/dev/null 2>"$tmp/flag-ckpt.err" || rc=$?
+[ "$rc" -ne 0 ] || fail "eval -checkpoint RUN/checkpoints exited 0" "$tmp/flag-ckpt.err"
+expect "$tmp/flag-ckpt.err" "did you mean" "eval -checkpoint RUN/checkpoints"
+
 # The tiny model has 256 positions: budgets small enough for a short
 # MATH-500 problem.
 fit=(-set rollout.max_response_tokens=24 -set rollout.max_tool_calls=1 -set rollout.max_result_tokens=8)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 )
 
 // AdvantageFunc turns the rewards of consecutive groups of groupSize
@@ -14,7 +13,9 @@ type AdvantageFunc func(rewards []float64, groupSize int, eps float64) ([]float6
 
 // AdvantageInput is a step's batch as an estimator sees it: Rewards holds
 // len(Rewards)/GroupSize consecutive groups of GroupSize rollouts of one
-// prompt each. Only Rewards, GroupSize and Eps are always set.
+// prompt each. Only Rewards, GroupSize and Eps are always set; the
+// training step also sets Tokens, and Components and Weights for an
+// estimator registered with RegisterComponentEstimator.
 type AdvantageInput struct {
 	Rewards   []float64 // total reward R_i of each rollout
 	GroupSize int       // rollouts per prompt, G
@@ -46,10 +47,7 @@ type advEntry struct {
 	components bool
 }
 
-var (
-	advMu       sync.RWMutex
-	advRegistry = map[string]advEntry{}
-)
+var advRegistry = newRegistry[advEntry]("advantage estimator")
 
 func init() {
 	RegisterAdvantage("grpo", func(r []float64, g int, eps float64) ([]float64, int) {
@@ -107,12 +105,7 @@ func register(name string, e advEntry) {
 	if name == "" {
 		panic("trainer: an advantage estimator needs a name")
 	}
-	advMu.Lock()
-	defer advMu.Unlock()
-	if _, dup := advRegistry[name]; dup {
-		panic(fmt.Sprintf("trainer: advantage estimator %q registered twice", name))
-	}
-	advRegistry[name] = e
+	advRegistry.add(name, e)
 }
 
 // Advantage returns the estimator registered under name as a function of
@@ -172,30 +165,13 @@ func checkComponents(in AdvantageInput) error {
 }
 
 func lookupAdvantage(name string) (advEntry, error) {
-	advMu.RLock()
-	defer advMu.RUnlock()
-	if e, ok := advRegistry[name]; ok {
+	if e, ok := advRegistry.get(name); ok {
 		return e, nil
 	}
-	plain, comp := advantageNames()
+	plain := advRegistry.names(func(e advEntry) bool { return !e.components })
+	comp := advRegistry.names(func(e advEntry) bool { return e.components })
 	return advEntry{}, fmt.Errorf("trainer: unknown advantage estimator %q (valid: %s; with reward components: %s)",
 		name, strings.Join(plain, ", "), strings.Join(comp, ", "))
-}
-
-// advantageNames lists the registered estimators, sorted, those of the
-// rewards alone first and those that need components apart; advMu must be
-// held.
-func advantageNames() (plain, comp []string) {
-	for n, e := range advRegistry {
-		if e.components {
-			comp = append(comp, n)
-		} else {
-			plain = append(plain, n)
-		}
-	}
-	slices.Sort(plain)
-	slices.Sort(comp)
-	return plain, comp
 }
 
 // RewardComponents lays out each rollout's reward parts (the parts map of

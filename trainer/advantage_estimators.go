@@ -96,7 +96,9 @@ func ReinforcePPAdvantages(in AdvantageInput, baseline bool) ([]float64, int) {
 // gdpo_reward_weights. A component with no spread in a group adds 0
 // there, so one that every rollout satisfies cannot drown the others. The
 // second result counts the groups whose total rewards have zero spread.
-// It panics when in.Components or in.Weights do not match the rewards.
+// It panics when in.Components or in.Weights do not match the rewards;
+// Estimate, which the training step calls, checks them first and returns
+// an error instead.
 func GDPOAdvantages(in AdvantageInput) ([]float64, int) {
 	checkGroups("GDPOAdvantages", len(in.Rewards), in.GroupSize)
 	if err := checkComponents(in); err != nil {

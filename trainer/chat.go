@@ -171,24 +171,26 @@ func (r *Run) chatSegment(s rollout.Segment) (string, error) {
 
 // RemotePrompts returns how a client without the server's tokenizer
 // renders prompts and later user turns for prompt.template chat (c from
-// OpenChat): the template's prompt of the task's opening (Chat.OpeningPrompt), and the
-// template's whole continuation after the assistant's text, its
-// end-of-turn included. For plain, they are rollout.PromptText and
-// rollout.UserTurnText.
-func RemotePrompts(c *rollout.Chat) (prompt rollout.PromptFunc, userTurn func(string) string) {
+// OpenChat): the template's prompt of the task's opening
+// (Chat.OpeningPrompt), and the template's whole continuation after the
+// assistant's text, its end-of-turn included. For plain, they are
+// rollout.PromptText and rollout.UserTurnText. A template that raises on
+// a user message makes userTurn return an error quoting the message's
+// start, which rollout.Remote reports for that message's trajectory.
+func RemotePrompts(c *rollout.Chat) (prompt rollout.PromptFunc, userTurn func(string) (string, error)) {
 	if c == nil {
-		return rollout.Plain(rollout.PromptText), rollout.UserTurnText
+		return rollout.Plain(rollout.PromptText), rollout.TextTurn(rollout.UserTurnText)
 	}
 	prompt = func(ctx context.Context, t envs.Task) (string, error) {
 		text, _, _, err := c.OpeningPrompt(ctx, t, nil)
 		return text, err
 	}
-	userTurn = func(msg string) string {
+	userTurn = func(msg string) (string, error) {
 		text, err := c.UserTurn(msg)
 		if err != nil {
-			panic(fmt.Sprintf("trainer: user turn: %v", err))
+			return "", fmt.Errorf("trainer: user turn %q: prompt.template chat: %w", clip(msg, 60), err)
 		}
-		return text
+		return text, nil
 	}
 	return prompt, userTurn
 }

@@ -21,8 +21,9 @@ const raisingTemplate = `{%- for m in messages %}{%- if m.content == 'boom' %}{{
 {% endif %}`
 
 // TestChatTemplateErrors: a chat template that raises on one task's
-// text (its prompt, a later user turn, a tool result) is an error that
-// says where, not a panic; other texts render.
+// text (its prompt, a later user turn, as demonstrations or a remote
+// client render it, a tool result) is an error that says where, not a
+// panic; other texts render.
 func TestChatTemplateErrors(t *testing.T) {
 	tmpl, err := chat.New(raisingTemplate, chat.SpecialTokens{EOS: "<|im_end|>"})
 	if err != nil {
@@ -46,6 +47,14 @@ func TestChatTemplateErrors(t *testing.T) {
 				t.Errorf("user turn %q rendered %q", text, got)
 			}
 			return turnErr()
+		}, "user turn"},
+		{"remote user turn", func(text string) error {
+			_, turn := RemotePrompts(r.Chat)
+			got, err := turn(text)
+			if (got == "") != (text == "boom") {
+				t.Errorf("remote user turn %q rendered %q", text, got)
+			}
+			return err
 		}, "user turn"},
 		{"tool result", func(text string) error {
 			seg := rollout.Segment{Tool: true, Text: format.Open(f.Output) + text + format.Close(f.Output) + "\n"}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 
@@ -33,6 +34,9 @@ type trainerState struct {
 	// Ranks is the number of data-parallel ranks that wrote the
 	// checkpoint, 0 for a process started without a launcher.
 	Ranks int `json:"ranks,omitempty"`
+	// PeakRSSMiB is the highest peak resident memory, in MiB, of the
+	// processes of the run up to this checkpoint (Run.peakRSS).
+	PeakRSSMiB float64 `json:"peak_rss_mib,omitempty"`
 }
 
 // phaseWarmStart marks a checkpoint taken during the warm start.
@@ -53,6 +57,7 @@ func (r *Run) checkpointsDir() string { return filepath.Join(r.Cfg.RunDir, check
 // of st atomically, with its manifest, and prunes old checkpoints.
 func (r *Run) saveCheckpoint(st *trainerState, opt optimizer) error {
 	st.Ranks = r.red.size()
+	st.PeakRSSMiB = math.Round(r.peakRSS())
 	if !r.lead() {
 		return nil // rank 0 writes the run folder
 	}

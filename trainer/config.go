@@ -191,10 +191,9 @@ type GRPOConfig struct {
 	// group), or one added with RegisterAdvantage (docs/objectives.md).
 	Advantage string `yaml:"advantage"`
 	// Loss is the policy surrogate: "ppo_clip" (default), "gspo"
-	// (sequence-level ratio; with eps_low and eps_high at their defaults
-	// it clips to GSPO's [1−3e-4, 1+4e-4]), "cispo" (clipped
-	// stop-gradient IS weight times log π; eps_high is its upper bound),
-	// or one added with RegisterLoss.
+	// (sequence-level ratio clipped to [1-gspo_eps_low, 1+gspo_eps_high]),
+	// "cispo" (clipped stop-gradient IS weight times log π; eps_high is
+	// its upper bound), or one added with RegisterLoss.
 	Loss string `yaml:"loss"`
 	// RolloutCorrection weighs or rejects tokens by the mismatch between
 	// the sampler's and the trainer's log-probs; off by default.
@@ -207,6 +206,11 @@ type GRPOConfig struct {
 	// Defaults 0.2 and 0.28.
 	EpsLow  float64 `yaml:"eps_low"`
 	EpsHigh float64 `yaml:"eps_high"`
+	// GSPOEpsLow and GSPOEpsHigh clip GSPO's sequence ratio (loss gspo
+	// only, which does not read eps_low and eps_high): defaults 3e-4 and
+	// 4e-4, the GSPO paper's.
+	GSPOEpsLow  float64 `yaml:"gspo_eps_low"`
+	GSPOEpsHigh float64 `yaml:"gspo_eps_high"`
 	// Beta weighs the k3 KL to the frozen warm-start policy; 0 (default)
 	// skips the reference model.
 	Beta float64 `yaml:"beta"`
@@ -332,7 +336,7 @@ func DefaultConfig() Config {
 			AdamBeta1: defaultAdam.Beta1, AdamBeta2: defaultAdam.Beta2, AdamEps: defaultAdam.Eps},
 		GRPO: GRPOConfig{
 			Steps: 100, BatchSize: 8, Advantage: "grpo", Loss: LossPPOClip, Epochs: 1, MiniBatches: 1,
-			EpsLow: defaultEpsLow, EpsHigh: defaultEpsHigh, Agg: "seq-mean-token-mean", LR: 2e-4,
+			EpsLow: defaultEpsLow, EpsHigh: defaultEpsHigh, GSPOEpsLow: GSPOEpsLow, GSPOEpsHigh: GSPOEpsHigh, Agg: "seq-mean-token-mean", LR: 2e-4,
 			WarmupSteps: 5, MaxGradNorm: 1, MaskTruncated: true, MaskToolOutput: true,
 			EmptySeqs: EmptyCount, DynamicSampling: DynamicSamplingConfig{MaxDraws: 4},
 			Overlong:  OverlongConfig{Mode: OverlongModeNone, Penalty: 1},

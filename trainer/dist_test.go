@@ -115,7 +115,7 @@ func gradCheck(ctx context.Context, c collective.Collective, cfg Config) (float6
 			for _, tr := range trajs[lo:hi] {
 				d.mine[tr] = true
 			}
-			err = r.backwardOwn(trajs, seqs, coef, 2)
+			_, err = r.backwardOwn(trajs, seqs, coef, 2)
 		}
 		if err == nil {
 			err = d.allReduceGrads(r.Model) // what the wrapped optimizer's Step does first

@@ -34,9 +34,11 @@ func where(st *trainerState) string {
 	return fmt.Sprintf("GRPO step %d", st.Step)
 }
 
-// resume is resume on every rank of the job: rank 0 first (it may
-// repair the checkpoints folder), then the others, which must arrive at
-// the same checkpoint with the same weights. A checkpoint written by a
+// resume is resume on every rank of the job: rank 0 first (it compares
+// the config with the run's record, refusing a changed key on every rank
+// before any file is touched, and may repair the checkpoints folder),
+// then the others, which must arrive at the same checkpoint with the same
+// weights. A checkpoint written by a
 // different number of ranks is resumed, with a message that says so; one
 // written by a process without a launcher, or the reverse, is refused.
 func (d *dist) resume(r *Run) (*trainerState, error) {

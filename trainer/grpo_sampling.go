@@ -99,6 +99,7 @@ type stepBatch struct {
 	trajs   []*rollout.Trajectory // every rollout drawn, in groups of G, in draw order
 	rewards []float64             // total reward of each, overlong penalty included
 	parts   map[string]float64    // each reward component summed over trajs
+	comps   []map[string]float64  // each rollout's reward components, as trajs
 	train   []int                 // indices into trajs of the rollouts trained on, whole groups
 	draws   int                   // batches of prompts drawn
 	dropped int                   // groups left out for zero reward spread
@@ -207,6 +208,7 @@ func (b *stepBatch) add(t *rollout.Trajectory, total float64, parts map[string]f
 	}
 	b.trajs = append(b.trajs, t)
 	b.rewards = append(b.rewards, total)
+	b.comps = append(b.comps, parts)
 }
 
 // training returns the rollouts trained on and their rewards.
@@ -217,6 +219,20 @@ func (b *stepBatch) training() ([]*rollout.Trajectory, []float64) {
 		trajs[j], rewards[j] = b.trajs[i], b.rewards[i]
 	}
 	return trajs, rewards
+}
+
+// trainingParts returns the reward components of the rollouts trained
+// on, as training orders them. It is an error when the batch does not
+// hold them for every rollout (a batch not built by add).
+func (b *stepBatch) trainingParts() ([]map[string]float64, error) {
+	if len(b.comps) != len(b.trajs) {
+		return nil, fmt.Errorf("the batch holds the reward components of %d of its %d rollouts", len(b.comps), len(b.trajs))
+	}
+	parts := make([]map[string]float64, len(b.train))
+	for j, i := range b.train {
+		parts[j] = b.comps[i]
+	}
+	return parts, nil
 }
 
 // hasSpread reports whether a group's rewards are not all exactly equal,

@@ -116,11 +116,7 @@ func TestAdvantageRegistry(t *testing.T) {
 	t.Run("register new", func(t *testing.T) {
 		const name = "test-constant"
 		RegisterAdvantage(name, func(r []float64, _ int, _ float64) ([]float64, int) { return make([]float64, len(r)), 0 })
-		defer func() {
-			advMu.Lock()
-			delete(advRegistry, name)
-			advMu.Unlock()
-		}()
+		defer advRegistry.remove(name)
 		fn, err := Advantage(name)
 		if err != nil || len(mustAdv(fn([]float64{1, 2}, 2, 0))) != 2 {
 			t.Errorf("registered estimator not found: %v", err)

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/artist-rl/artist/internal/atomicfile"
-	"github.com/artist-rl/artist/internal/sysmem"
 	"github.com/artist-rl/artist/policy"
 	"github.com/artist-rl/artist/policy/backend"
 )
@@ -26,13 +25,19 @@ type Summary struct {
 	// Backend is the compute backend of the run's last process: name,
 	// threads, the library's kernel type.
 	Backend backend.Info `json:"backend"`
-	// PeakRSSMiB is the peak resident memory of the run's last process,
-	// sandbox workers not counted.
+	// PeakRSSMiB is the highest peak resident memory of the processes
+	// that ran the run (a resumed run keeps the earlier processes' peak
+	// when it is higher than its own; rank 0's under a launcher), sandbox
+	// workers not counted.
 	PeakRSSMiB float64 `json:"peak_rss_mib"`
 	// ReferenceBytes is the memory of the KL reference's weights as they
 	// are stored (model.reference_dtype) when the run holds a copy of its
 	// own (grpo.beta > 0 without LoRA); absent otherwise.
 	ReferenceBytes int64 `json:"reference_bytes,omitempty"`
+	// ToolLibraries is what the policy's code could import with tool.kind
+	// python: the interpreter and its version first, then each preloaded
+	// library with its version; absent for other tools.
+	ToolLibraries []string `json:"tool_libraries,omitempty"`
 }
 
 // stepOutput is what one GRPO step measured.
@@ -254,7 +259,7 @@ func (r *Run) finish(ctx context.Context, st *trainerState, final *EvalResult) (
 	ev := *final
 	sum := &Summary{Final: ev, Steps: st.Step, Seed: r.Cfg.Seed, Tool: r.Cfg.Tool.Kind,
 		WallS: math.Round(r.wall()*10) / 10, Backend: r.Model.Backend().Info(),
-		PeakRSSMiB: math.Round(sysmem.PeakRSSMiB()), ReferenceBytes: r.refBytes}
+		PeakRSSMiB: math.Round(r.peakRSS()), ReferenceBytes: r.refBytes, ToolLibraries: r.toolLibraries()}
 	if st.WarmStart != nil {
 		sum.WarmStart = *st.WarmStart
 	}

@@ -133,12 +133,19 @@ type RolloutCorrectionConfig struct {
 	// 1/RSHigh. 0 < RSLow ≤ RSHigh.
 	RSLow  float64 `yaml:"rs_low"`
 	RSHigh float64 `yaml:"rs_high"`
+	// KLJump is the rise of mismatch/kl_k3 from one step to the next
+	// (at the same staleness) that the run log reports as the sign of a
+	// weight-sync failure: the sampler then draws from other weights
+	// than the trainer's, and the KL jumps from the numerical mismatch to
+	// the distance between policies. It is read with the correction on
+	// or off. Default DefaultKLJump (1e-3); 0 turns the report off; ≥ 0.
+	KLJump float64 `yaml:"kl_jump"`
 }
 
 // DefaultRolloutCorrectionConfig returns the documented defaults: off,
 // with the bounds ready for when a mode is set.
 func DefaultRolloutCorrectionConfig() RolloutCorrectionConfig {
-	return RolloutCorrectionConfig{ISCap: 2, RSHigh: 2}
+	return RolloutCorrectionConfig{ISCap: 2, RSHigh: 2, KLJump: DefaultKLJump}
 }
 
 // Enabled reports whether the config weighs or rejects anything.
@@ -166,6 +173,8 @@ func (c RolloutCorrectionConfig) Validate() error {
 		return fmt.Errorf(p+"rs_high must be a finite value > 0, got %v", c.RSHigh)
 	case c.RS != "" && (!(c.RSLow >= 0) || c.RSLow > c.RSHigh):
 		return fmt.Errorf(p+"rs_low must be 0 (meaning 1/rs_high) or in (0, rs_high = %v], got %v", c.RSHigh, c.RSLow)
+	case !(c.KLJump >= 0) || math.IsInf(c.KLJump, 1):
+		return fmt.Errorf(p+"kl_jump must be 0 (no report) or a finite value > 0 (default %g), got %v", DefaultKLJump, c.KLJump)
 	}
 	return nil
 }

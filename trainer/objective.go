@@ -3,9 +3,7 @@ package trainer
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strings"
-	"sync"
 )
 
 // Policy surrogates (LossConfig.Loss, the grpo.loss key).
@@ -54,10 +52,7 @@ type Surrogate struct {
 // defines them).
 type SurrogateFunc func(cfg LossConfig, s SeqInput, dst []Surrogate)
 
-var (
-	lossMu       sync.RWMutex
-	lossRegistry = map[string]SurrogateFunc{}
-)
+var lossRegistry = newRegistry[SurrogateFunc]("policy loss")
 
 func init() {
 	RegisterLoss(LossPPOClip, ppoClipSurrogate)
@@ -73,12 +68,7 @@ func RegisterLoss(name string, fn SurrogateFunc) {
 	if name == "" || fn == nil {
 		panic("trainer: RegisterLoss needs a name and a function")
 	}
-	lossMu.Lock()
-	defer lossMu.Unlock()
-	if _, dup := lossRegistry[name]; dup {
-		panic(fmt.Sprintf("trainer: policy loss %q registered twice", name))
-	}
-	lossRegistry[name] = fn
+	lossRegistry.add(name, fn)
 }
 
 // LossByName returns the surrogate registered under name ("" is
@@ -87,16 +77,10 @@ func LossByName(name string) (SurrogateFunc, error) {
 	if name == "" {
 		name = LossPPOClip
 	}
-	lossMu.RLock()
-	defer lossMu.RUnlock()
-	if fn, ok := lossRegistry[name]; ok {
+	if fn, ok := lossRegistry.get(name); ok {
 		return fn, nil
 	}
-	names := make([]string, 0, len(lossRegistry))
-	for n := range lossRegistry {
-		names = append(names, n)
-	}
-	slices.Sort(names)
+	names := lossRegistry.names(nil)
 	return nil, fmt.Errorf("trainer: unknown loss %q (valid: %s)", name, strings.Join(names, ", "))
 }
 

@@ -29,3 +29,19 @@ func TestOpenPython(t *testing.T) {
 		t.Errorf("Libraries = %q", libs)
 	}
 }
+
+func TestDescribeLibraries(t *testing.T) {
+	cases := []struct {
+		libs []string
+		want string
+	}{
+		{nil, ""},
+		{[]string{"python 3.11.2"}, "python 3.11.2 with the standard library"},
+		{[]string{"python 3.11.2", "numpy 1.24.2", "sympy 1.11.1"}, "python 3.11.2 with the standard library, numpy 1.24.2, sympy 1.11.1"},
+	}
+	for _, c := range cases {
+		if got := describeLibraries(c.libs); got != c.want {
+			t.Errorf("describeLibraries(%q) = %q, want %q", c.libs, got, c.want)
+		}
+	}
+}

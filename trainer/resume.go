@@ -16,6 +16,11 @@ import (
 // resume loads the newest intact checkpoint of the run folder into the run,
 // or returns nil when the run starts fresh.
 //
+// A folder with checkpoints is first compared with the run's config
+// (checkResumeConfig): a key that changes what the run trains refuses the
+// resume before any file of the folder is touched; the keys of resumeKeys
+// that differ are kept in r.resumed for the caller to announce.
+//
 // Checkpoints are tried newest first. One that fails its manifest (a file
 // missing, truncated or changed) or cannot be read is reported on the
 // run's output, naming the checkpoint and the file, and the next older one
@@ -27,11 +32,16 @@ import (
 // an error, not damage.
 func (r *Run) resume() (*trainerState, error) {
 	root := r.checkpointsDir()
-	checkpoint.RemoveStaleTemps(root)
 	names, err := checkpoint.List(root)
 	if err != nil {
 		return nil, err
 	}
+	if len(names) > 0 {
+		if r.resumed.applied, err = r.checkResumeConfig(); err != nil {
+			return nil, err
+		}
+	}
+	checkpoint.RemoveStaleTemps(root)
 	var damaged, why []string
 	for i := len(names) - 1; i >= 0; i-- {
 		name := names[i]
@@ -115,6 +125,9 @@ func (r *Run) loadResume(dir string) (*trainerState, error) {
 	if st.Phase == phaseWarmStart && st.WarmStep > r.Cfg.WarmStart.Steps {
 		return nil, fmt.Errorf("trainer: resume: %s is at warm-start step %d but warmstart.steps is %d: use the run's config or another run_dir", dir, st.WarmStep, r.Cfg.WarmStart.Steps)
 	}
+	if st.Phase == "" && st.Step > r.Cfg.GRPO.Steps {
+		return nil, fmt.Errorf("trainer: resume: %s: grpo.steps: run has done %d, config says %d: a run cannot go back; set grpo.steps to %d or more, or use another run_dir", r.Cfg.RunDir, st.Step, r.Cfg.GRPO.Steps, st.Step)
+	}
 	if st.Phase == phaseWarmStart || st.Step > 0 {
 		o, err := checkpoint.LoadOptimizer(filepath.Join(dir, checkpoint.OptimizerFile))
 		if err != nil {
@@ -124,6 +137,7 @@ func (r *Run) loadResume(dir string) (*trainerState, error) {
 	}
 	r.Model = ck.Model
 	r.priorWall = st.WallS
+	r.resumed.peakRSS = max(r.resumed.peakRSS, st.PeakRSSMiB)
 	return &st, nil
 }
 

@@ -17,7 +17,6 @@ import (
 	"github.com/artist-rl/artist/envs/family"
 	"github.com/artist-rl/artist/envs/sandbox"
 	"github.com/artist-rl/artist/envs/toollib"
-	"github.com/artist-rl/artist/internal/atomicfile"
 	"github.com/artist-rl/artist/policy"
 	"github.com/artist-rl/artist/reward"
 	"github.com/artist-rl/artist/rollout"
@@ -67,6 +66,8 @@ type Run struct {
 	start         time.Time // when this process started the run
 	priorWall     float64   // seconds spent by earlier processes of a resumed run
 	refBytes      int64     // the KL reference copy's weights (Model.WeightBytes), 0 without one
+	klWatch       klWatch   // mismatch/kl_k3 of the last step, for the jump warning
+	resumed       resumeInfo
 }
 
 // Setup builds everything a run needs from its config: the task family's
@@ -102,6 +103,7 @@ func Setup(ctx context.Context, cfg Config, out io.Writer) (*Run, error) {
 	if r.Tool, err = r.newTool(cfg.Tool); err != nil {
 		return nil, err
 	}
+	r.noteToolLibraries()
 	if r.atlass, err = r.newAtlass(); err != nil {
 		r.Close()
 		return nil, err
@@ -348,25 +350,13 @@ func (r *Run) Close() error {
 	return nil
 }
 
-// Run executes the job of Train on a prepared run.
+// Run executes the job of Train on a prepared run. A finished run (open)
+// returns its recorded summary and changes no file.
 func (r *Run) Run(ctx context.Context) (*Summary, error) {
 	r.start = time.Now()
-	dir := r.Cfg.RunDir
-	if err := os.MkdirAll(filepath.Join(dir, checkpoint.Dir), 0o755); err != nil {
-		return nil, fmt.Errorf("trainer: run folder: %w", err)
-	}
-	resolved, err := r.Cfg.Marshal()
-	if err != nil {
-		return nil, err
-	}
-	if r.lead() {
-		if err := atomicfile.WriteFile(filepath.Join(dir, "config.yaml"), resolved, 0o644); err != nil {
-			return nil, fmt.Errorf("trainer: %w", err)
-		}
-	}
-	st, err := r.red.resume(r)
-	if err != nil {
-		return nil, err
+	st, done, err := r.open()
+	if err != nil || done != nil {
+		return done, err
 	}
 	if st == nil || st.Phase == phaseWarmStart {
 		if st, err = r.warmStart(ctx, st); err != nil {

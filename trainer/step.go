@@ -42,6 +42,7 @@ func (r *Run) grpoStep(ctx context.Context, step int, src batchSource, opt optim
 		m[k] = v
 	}
 	m["timing/update_s"] = time.Since(t0).Seconds()
+	r.klWatch.note(r.out, step, m, r.Cfg.GRPO.RolloutCorrection.KLJump)
 	if err := src.updated(step, r.Model); err != nil { // a producer samples later steps from these weights
 		return stepOutput{}, fmt.Errorf("trainer: step %d: publish weights: %w", step, err)
 	}
@@ -59,17 +60,22 @@ func putBatchRewards(m Metrics, b *stepBatch) {
 	m["reward/mean"] = mean(b.rewards)
 }
 
-// advantages returns the trajectories of b that train and their group
-// advantages, recording the share of groups with no spread in reward and
-// the draws of dynamic sampling.
+// advantages returns the trajectories of b that train and their
+// advantages under grpo.advantage, recording the share of groups with no
+// spread in reward and the draws of dynamic sampling. The estimator sees
+// the training rollouts' rewards, loss-token counts and, when it needs
+// them (gdpo), their reward components (advantageInput); a batch it
+// cannot estimate is an error.
 func (r *Run) advantages(b *stepBatch, m Metrics) ([]*rollout.Trajectory, []float64, error) {
 	g, G := r.Cfg.GRPO, r.Cfg.Rollout.GroupSize
-	advFn, err := Advantage(g.Advantage)
+	train, in, err := r.advantageInput(b)
+	if err != nil {
+		return nil, nil, fmt.Errorf("trainer: grpo.advantage %s: %w", g.Advantage, err)
+	}
+	adv, zeroGroups, err := Estimate(g.Advantage, in)
 	if err != nil {
 		return nil, nil, err
 	}
-	train, trainRewards := b.training()
-	adv, zeroGroups := advFn(trainRewards, G, g.AdvEps)
 	if len(train) > 0 { // none when a stale batch was dropped
 		m["reward/frac_zero_std"] = float64(zeroGroups) / float64(len(train)/G)
 	}
@@ -128,7 +134,9 @@ func (r *Run) drawStep(ctx context.Context, step, push int, rng *rand.Rand, m Me
 // update runs mu epochs of mini-batch updates on the step's trajectories.
 // Rollouts cut by the length budget are left out when mask_truncated is on.
 // The first mini-batch sees the weights that sampled, so its current
-// log-probs are the sampling-time ones; later ones are recomputed. A ctx
+// log-probs are the sampling-time ones; later ones are recomputed. The
+// mismatch between the sampler's log-probs and the trainer's is measured
+// and, with grpo.rollout_correction, corrected (correctRollouts). A ctx
 // that ends stops it before the next mini-batch with ErrInterrupted; the
 // step is then not recorded, and a resumed run takes it again from the
 // last checkpoint.
@@ -146,23 +154,9 @@ func (r *Run) update(ctx context.Context, trajs []*rollout.Trajectory, adv []flo
 	if len(keep) == 0 {
 		return m, nil
 	}
-	seqs := make([][]int, len(trajs))
-	for _, i := range keep {
-		seqs[i] = trajs[i].Tokens
-	}
-	b := &updateBatch{trajs: trajs, seqs: seqs, adv: adv}
-	var err error
-	if b.ref, err = r.refLogProbs(ref, trajs, seqs, keep); err != nil {
+	b, err := r.gatherUpdate(trajs, keep, adv, ref, m)
+	if err != nil {
 		return nil, err
-	}
-	if b.old, b.mask, err = r.lossSeqs(trajs, keep); err != nil {
-		return nil, err
-	}
-	b.first = b.old         // the first minibatch's weights are those that sampled
-	if g.MaxStaleness > 0 { // they are not: correct for the older policy
-		if b.old, b.first, b.isw, err = r.proximal(trajs, keep, b.old, b.mask, m); err != nil {
-			return nil, err
-		}
 	}
 	lc := g.lossConfig(r.maxTokens())
 	sum := Metrics{}
@@ -192,7 +186,42 @@ func (r *Run) update(ctx context.Context, trajs []*rollout.Trajectory, adv []flo
 		}
 		m[k] = v
 	}
+	for k, v := range b.mismatch {
+		m[k] = v
+	}
 	return m, nil
+}
+
+// gatherUpdate gathers what every mini-batch of the update reads for the
+// kept trajectories (indexed as trajs): the reference log-probs, the
+// sampling-time log-probs and loss mask (lossSeqs), the decoupled
+// objective's correction of stale rollouts (proximal) and the
+// rollout correction (correctRollouts), recording their metrics in m.
+func (r *Run) gatherUpdate(trajs []*rollout.Trajectory, keep []int, adv []float64, ref *policy.Model, m Metrics) (*updateBatch, error) {
+	g := r.Cfg.GRPO
+	seqs := make([][]int, len(trajs))
+	for _, i := range keep {
+		seqs[i] = trajs[i].Tokens
+	}
+	b := &updateBatch{trajs: trajs, seqs: seqs, adv: adv}
+	var err error
+	if b.ref, err = r.refLogProbs(ref, trajs, seqs, keep); err != nil {
+		return nil, err
+	}
+	if b.old, b.mask, err = r.lossSeqs(trajs, keep); err != nil {
+		return nil, err
+	}
+	behav := b.old
+	b.first = b.old         // the first minibatch's weights are those that sampled
+	if g.MaxStaleness > 0 { // they are not: correct for the older policy
+		if b.old, b.first, b.isw, err = r.proximal(trajs, keep, behav, b.mask, m); err != nil {
+			return nil, err
+		}
+	}
+	if err := r.correctRollouts(b, keep, behav, g.MaxStaleness > 0, m); err != nil {
+		return nil, err
+	}
+	return b, nil
 }
 
 // trainable returns the indexes of the trajectories that enter the loss:
@@ -229,12 +258,18 @@ func (r *Run) refLogProbs(ref *policy.Model, trajs []*rollout.Trajectory, seqs [
 // as the step's trajectories: the sequences, advantages, the log-probs of
 // the first mini-batch (first), the old and reference ones, the loss mask
 // and the truncated importance weights (nil when none apply).
+//
+// measure, when set, holds the sampler's log-probs for the first
+// mini-batch to measure the mismatch against the log-probs its own
+// forward pass computes (measureFirst), recording it in mismatch.
 type updateBatch struct {
 	trajs                []*rollout.Trajectory
 	seqs                 [][]int
 	adv                  []float64
 	first, old, ref, isw [][]float32
 	mask                 [][]uint8
+	measure              [][]float32
+	mismatch             Metrics
 }
 
 // minibatch takes one optimizer step on the trajectories idx of b and adds
@@ -266,8 +301,14 @@ func (r *Run) minibatch(b *updateBatch, idx []int, first bool, lc LossConfig, op
 	}
 	out := PolicyLoss(lc, inputs)
 	r.Model.ZeroGrad()
-	if err := r.backwardOwn(mbTrajs, mbSeqs, out.Coef, r.Cfg.GRPO.MicroBatch); err != nil {
+	logp, err := r.backwardOwn(mbTrajs, mbSeqs, out.Coef, r.Cfg.GRPO.MicroBatch)
+	if err != nil {
 		return err
+	}
+	if first && b.measure != nil {
+		if b.mismatch, err = measureFirst(b, idx, logp); err != nil {
+			return err
+		}
 	}
 	gn, err := opt.Step(r.lr(step))
 	if err != nil {
@@ -313,14 +354,14 @@ func mean(xs []float64) float64 {
 // backwardOwn back-propagates coef through the sequences of a minibatch
 // that this process rolled out (reducer.own: all of them on one
 // process); trajs[j] is the trajectory of seqs[j]. The optimizer's step
-// sums the gradients over the processes.
-func (r *Run) backwardOwn(trajs []*rollout.Trajectory, seqs [][]int, coef [][]float32, micro int) error {
+// sums the gradients over the processes. It returns the log-probs of the
+// sequences it back-propagated, in their order in seqs.
+func (r *Run) backwardOwn(trajs []*rollout.Trajectory, seqs [][]int, coef [][]float32, micro int) ([][]float32, error) {
 	own := r.red.own(trajs)
 	if len(own) == 0 {
-		return nil
+		return nil, nil
 	}
-	_, err := backward(r.Model, pick(seqs, own), pick(coef, own), micro)
-	return err
+	return backward(r.Model, pick(seqs, own), pick(coef, own), micro)
 }
 
 // backward runs m.Backward on seqs in passes of at most micro sequences

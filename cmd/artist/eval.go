@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/artist-rl/artist/checkpoint"
+	"github.com/artist-rl/artist/envs/family"
 	"github.com/artist-rl/artist/envs/library"
 	"github.com/artist-rl/artist/evalbench"
 	"github.com/artist-rl/artist/openai"
@@ -34,6 +35,7 @@ type evalFlags struct {
 	prompting, library                 string // -prompting art: demonstrations of -library before each task
 	demoK                              int
 	demoSelect                         string   // -select: how -prompting art ranks them
+	tool                               string   // -tool: the code tool's kind, tool.kind
 	given                              []string // the flags set on the command line
 }
 
@@ -99,6 +101,7 @@ func (f *evalFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.library, "library", "", "with -prompting art, the task library `FILE`")
 	fs.IntVar(&f.demoK, "k", 3, "with -prompting art, demonstrations per task")
 	fs.StringVar(&f.demoSelect, "select", "", "with -prompting art, how demonstrations are ranked: `MODE` bm25 (default: words) or embed (the checkpoint's own hidden states; needs a local -checkpoint, not -policy)")
+	fs.StringVar(&f.tool, "tool", "", "the code tool `KIND` that runs the policy's code: python (jailed python3, as the paper's policies write) or sandbox (Go in yaegi); default: the config's tool.kind")
 	fs.Var(&f.sets, "set", "override one key of the checkpoint's config, or with -policy alone of the defaults, e.g. rollout.max_response_tokens=8000 (repeatable)")
 	fs.BoolVar(&f.force, "force", false, "evaluate even when the memory plan exceeds the memory available")
 	f.user.register(fs)
@@ -122,6 +125,9 @@ func (f *evalFlags) check(stderr io.Writer) error {
 		return errUsage
 	}
 	if err := promptingSets(f, stderr); err != nil {
+		return err
+	}
+	if err := toolSets(f, stderr); err != nil {
 		return err
 	}
 	if f.api != "completions" && f.api != "chat" {
@@ -231,5 +237,19 @@ func promptingSets(f *evalFlags, stderr io.Writer) error {
 		return nil
 	}
 	fmt.Fprintf(stderr, "artist eval: -prompting %q: want art or plain\n", f.prompting)
+	return errUsage
+}
+
+// toolSets turns -tool into the config key it stands for (tool.kind),
+// ahead of any -set; a kind other than python or sandbox is errUsage.
+func toolSets(f *evalFlags, stderr io.Writer) error {
+	switch f.tool {
+	case "":
+		return nil
+	case family.PythonTool, family.SandboxTool:
+		f.sets = append(sets{"tool.kind=" + f.tool}, f.sets...)
+		return nil
+	}
+	fmt.Fprintf(stderr, "artist eval: -tool %q: want %s or %s\n", f.tool, family.PythonTool, family.SandboxTool)
 	return errUsage
 }

@@ -39,7 +39,7 @@ type chatFamily interface {
 
 // chatAdapter picks how a benchmark's tasks go to a chat server: the
 // set's own adapter when it has one, else the family's, else, for tasks
-// that run Go code, the code tool offered as a function.
+// that run Go or Python code, the code tool offered as a function.
 func chatAdapter(b *evalbench.Bench, kind, system string) (rollout.ChatAdapter, error) {
 	if cs, ok := b.Set.(chatFamily); ok {
 		return cs.ChatAdapter(), nil
@@ -47,22 +47,35 @@ func chatAdapter(b *evalbench.Bench, kind, system string) (rollout.ChatAdapter, 
 	if cf, ok := b.Family.(chatFamily); ok {
 		return cf.ChatAdapter(), nil
 	}
-	if kind == family.SandboxTool {
-		return codeChat{system: system}, nil
+	switch kind {
+	case family.SandboxTool:
+		return codeChat{system: system, tool: codeTool}, nil
+	case family.PythonTool:
+		return codeChat{system: system, tool: pythonTool}, nil
 	}
 	return nil, fmt.Errorf("artist eval: -api chat does not know how to offer the tools of %s (family %s): use -api completions", b.Name, b.Family.Name())
 }
 
-// codeChat offers the Go code tool as a function: the task's prompt is
+// codeChat offers a code tool as a function, tool: the task's prompt is
 // the user message (after the config's system prompt, when it has one),
 // and a call's code runs as a code block would.
-type codeChat struct{ system string }
+type codeChat struct {
+	system string
+	tool   openai.Tool // codeTool or pythonTool
+}
 
-// codeTool is the function the code tool is offered as.
+// codeTool is the function the Go code tool is offered as.
 var codeTool = openai.Tool{Type: "function", Function: openai.Function{
 	Name:        "run_go",
 	Description: "Run a Go program (package main, standard library only) and return what it prints.",
 	Parameters:  json.RawMessage(`{"type": "object", "properties": {"code": {"type": "string", "description": "the complete Go source"}}, "required": ["code"]}`),
+}}
+
+// pythonTool is the function the Python code tool is offered as.
+var pythonTool = openai.Tool{Type: "function", Function: openai.Function{
+	Name:        "run_python",
+	Description: "Run a Python 3 program (the standard library, and numpy and sympy where installed) and return what it prints.",
+	Parameters:  json.RawMessage(`{"type": "object", "properties": {"code": {"type": "string", "description": "the complete Python source; print the values you need"}}, "required": ["code"]}`),
 }}
 
 // Start implements rollout.ChatAdapter.
@@ -71,7 +84,7 @@ func (c codeChat) Start(_ context.Context, t envs.Task) ([]openai.ChatMessage, [
 	if c.system != "" {
 		msgs = append([]openai.ChatMessage{{Role: "system", Content: openai.Text(c.system)}}, msgs...)
 	}
-	return msgs, []openai.Tool{codeTool}, nil
+	return msgs, []openai.Tool{c.tool}, nil
 }
 
 // Turn implements rollout.ChatAdapter.

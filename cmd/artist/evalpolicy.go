@@ -25,7 +25,7 @@ type benchPolicy struct {
 	// newChat, set with -api chat, returns the chat-server generator of
 	// benchmark b, whose tool has the given kind.
 	newChat func(tool envs.Tool, b *evalbench.Bench, kind string) (evalbench.Generator, error)
-	sandbox envs.Tool // the code tool, built at its first use
+	code    map[string]envs.Tool // the code tools by kind (Go, Python), each built at its first use
 	closers []func() error
 }
 
@@ -77,7 +77,7 @@ func openBenchPolicy(ctx context.Context, f evalFlags, fam family.Bencher, stder
 	}
 	p.newGen = func(tool envs.Tool) evalbench.Generator {
 		return evalbench.Remote{Remote: &rollout.Remote{URL: f.url, Model: f.model, Client: httpClient(f), Tool: tool, Format: r.Cfg.Format, Config: rc,
-			Tokenizer: r.Tok, Prompt: eng.Prompt, UserTurn: eng.UserTurn, Timeout: f.timeout, Retries: retries(f), Parallel: f.parallel}}
+			Tokenizer: r.Tok, Prompt: eng.Prompt, UserTurn: rollout.TextTurn(eng.UserTurn), Timeout: f.timeout, Retries: retries(f), Parallel: f.parallel}}
 	}
 	art, err := trainer.OpenArtPrompt(r.Cfg)
 	if err != nil {
@@ -127,18 +127,19 @@ func retries(f evalFlags) int {
 }
 
 // tool returns the tool of the kind the benchmark's family runs
-// (evalbench.Bench.ToolKind): for Go code, the checkpoint run's own
-// sandbox when it has one (its tool library included) or one shared by
-// the benchmarks; otherwise one that trainer.OpenTool builds for the
-// benchmark's tasks.
+// (evalbench.Bench.ToolKind): for Go or Python code, the checkpoint run's
+// own tool when it is of that kind (a Go tool library included), or one
+// shared by the benchmarks; otherwise one that trainer.OpenTool builds
+// for the benchmark's tasks.
 func (p *benchPolicy) tool(b *evalbench.Bench) (envs.Tool, error) {
 	c := p.cfg.Tool
 	c.Kind = b.ToolKind(c.Kind)
+	shared := c.Kind == family.SandboxTool || c.Kind == family.PythonTool
 	switch {
-	case c.Kind == family.SandboxTool && p.ckpt != nil && p.cfg.Tool.Kind == family.SandboxTool:
+	case shared && p.ckpt != nil && p.cfg.Tool.Kind == c.Kind:
 		return p.ckpt.Tool, nil
-	case c.Kind == family.SandboxTool && p.sandbox != nil:
-		return p.sandbox, nil
+	case shared && p.code[c.Kind] != nil:
+		return p.code[c.Kind], nil
 	}
 	tool, closeTool, err := trainer.OpenTool(c, b.Set)
 	if err != nil {
@@ -147,8 +148,11 @@ func (p *benchPolicy) tool(b *evalbench.Bench) (envs.Tool, error) {
 	if closeTool != nil {
 		p.closers = append(p.closers, closeTool)
 	}
-	if c.Kind == family.SandboxTool {
-		p.sandbox = tool // shared by the benchmarks that run Go code
+	if shared {
+		if p.code == nil {
+			p.code = map[string]envs.Tool{}
+		}
+		p.code[c.Kind] = tool // shared by the benchmarks that run this language
 	}
 	return tool, nil
 }

@@ -24,7 +24,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	config := fs.String("config", "", "YAML config `FILE` (keys not given keep their documented defaults)")
 	var overrides sets
 	fs.Var(&overrides, "set", "override one config key, e.g. -set grpo.steps=50 (repeatable)")
-	force := fs.Bool("force", false, "run even when the memory plan exceeds the memory available")
+	force := fs.Bool("force", false, "run even when the memory plan exceeds the memory available (a resume with changed keys is refused all the same)")
 	profile := fs.String("cpuprofile", "", "write a CPU profile of the run to `FILE` (for go tool pprof)")
 	if err := fs.Parse(args); err != nil {
 		return errUsage

@@ -116,9 +116,12 @@ func (p Chain) Expression() string {
 // StepCode returns the snippet of step i (0 first) that starts from the
 // value v printed by the step before (A for the first step):
 // fmt.Println(18334 % 64).
-func (p Chain) StepCode(i, v int) string {
+func (p Chain) StepCode(i, v int) string { return p.stepCode(goCode, i, v) }
+
+// stepCode is StepCode written in l: print(18334 % 64) in Python.
+func (p Chain) stepCode(l lang, i, v int) string {
 	s := p.steps()[i]
-	return fmt.Sprintf("fmt.Println(%d %s %d)", v, s.op, s.operand)
+	return l.print(l.binary(v, s.op, s.operand))
 }
 
 // ID returns the task ID, multistep-s<steps>-<A>-<B>-<C>-<D>-t<template>-n<noun>,
@@ -197,15 +200,16 @@ func RandomChain(rng *rand.Rand, n int, d Digits) Chain {
 	return p
 }
 
-// solution is the chain's worked solution: the whole chain as its plan,
-// then one call a step, each snippet starting from the value the step
-// before printed (the tool keeps no state between calls).
-func (p Chain) solution() solution {
+// solution is the chain's worked solution in l: the whole chain as its
+// plan (the same text in both languages), then one call a step, each
+// snippet starting from the value the step before printed (the tool keeps
+// no state between calls).
+func (p Chain) solution(l lang) solution {
 	want := p.Values()
 	s := solution{plan: p.Expression()}
 	v := p.A
 	for i := range p.Steps {
-		s.calls = append(s.calls, call{code: p.StepCode(i, v), want: want[i]})
+		s.calls = append(s.calls, call{code: p.stepCode(l, i, v), want: want[i]})
 		v = want[i]
 	}
 	return s

@@ -167,7 +167,7 @@ func TestChainDemonstrationsReport(t *testing.T) {
 	tasks := []envs.Task{Chain{3, 482, 37, 64, 25, 0, 0}.Task(), Chain{3, 482, 37, 64, 25, 0, 1}.Task()}
 	var got [][2]int
 	report := func(done, total int) { got = append(got, [2]int{done, total}) }
-	if _, err := chained.demonstrations(context.Background(), format.DefaultFormat(), tasks, make([]bool, 2), nil, report); err != nil {
+	if _, err := chained.demonstrations(context.Background(), format.DefaultFormat(), tasks, make([]bool, 2), nil, goCode, report); err != nil {
 		t.Fatal(err)
 	}
 	if want := [][2]int{{1, 2}, {2, 2}}; !slices.Equal(got, want) {

@@ -28,8 +28,9 @@
 // Both families share the rest: the gold answer is the integer result; a
 // task's ID holds its problem, so the worked solutions of the warm start
 // (Demonstrations, ChainDemonstrations) are written from a plain
-// envs.Task, one tool call a step, each result read from a real sandbox
-// run; and NewSplit and NewChainSplit make a fixed held-out set from one
+// envs.Task, one tool call a step, each result read from a real run of
+// the code: Go in the sandbox, or Python in a jailed python3 when the
+// run's tool.kind is python (family.DemoRequest.ToolKind); and NewSplit and NewChainSplit make a fixed held-out set from one
 // seed and a training sampler (Generator) that never returns a held-out
 // problem (its operation or step count and its operands).
 package arith

@@ -8,7 +8,6 @@ import (
 
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/envs/family"
-	"github.com/artist-rl/artist/envs/sandbox"
 	"github.com/artist-rl/artist/reward"
 	"github.com/artist-rl/artist/rollout"
 	"github.com/artist-rl/artist/rollout/format"
@@ -98,26 +97,26 @@ func (c *ChainConfig) open(f format.Format) (*Set, error) {
 }
 
 // kind is one of the two sorts of problem: the family that generates it,
-// and how a task's worked solution is read back from its ID.
+// and how a task's worked solution in a language is read back from its ID.
 type kind struct {
 	name  string
-	solve func(id string) (solution, bool)
+	solve func(id string, l lang) (solution, bool)
 }
 
 var (
-	oneOp = &kind{FamilyName, func(id string) (solution, bool) {
+	oneOp = &kind{FamilyName, func(id string, l lang) (solution, bool) {
 		p, ok := parseID(id)
 		if !ok {
 			return solution{}, false
 		}
-		return p.solution(), true
+		return p.solution(l), true
 	}}
-	chained = &kind{MultiStepName, func(id string) (solution, bool) {
+	chained = &kind{MultiStepName, func(id string, l lang) (solution, bool) {
 		p, ok := parseChainID(id)
 		if !ok {
 			return solution{}, false
 		}
-		return p.solution(), true
+		return p.solution(l), true
 	}}
 )
 
@@ -154,20 +153,23 @@ func (*Set) TaskGroup(t envs.Task) string {
 // Demonstrations implements family.Set: req.Size tasks drawn with
 // req.Sample, each calling the tool with probability req.ToolFraction (one
 // req.RNG draw per task, in order), written as Demonstrations writes them
-// with a working sandbox: the library stands for solutions written ahead
-// of time.
+// with a working tool of its own: the library stands for solutions
+// written ahead of time. The code is Python, run in a jailed python3,
+// when req.ToolKind is family.PythonTool, and Go in the sandbox
+// otherwise; both make the same calls and print the same values.
 func (s *Set) Demonstrations(ctx context.Context, req family.DemoRequest) ([]rollout.Demo, error) {
 	tasks := req.Sample(req.Size)
 	useTool := make([]bool, len(tasks))
 	for i := range useTool {
 		useTool[i] = req.RNG.Float64() < req.ToolFraction
 	}
-	sb, err := sandbox.New(sandbox.DefaultConfig())
+	l := langOf(req.ToolKind)
+	tool, closeTool, err := l.open()
 	if err != nil {
-		return nil, fmt.Errorf("%s: demonstrations: %w", s.kind.name, err)
+		return nil, fmt.Errorf("%s: demonstrations in %s: %w", s.kind.name, l, err)
 	}
-	defer sb.Close()
-	return s.kind.demonstrations(ctx, req.Format, tasks, useTool, sb, req.Progress)
+	defer closeTool()
+	return s.kind.demonstrations(ctx, req.Format, tasks, useTool, tool, l, req.Progress)
 }
 
 // Demonstrations writes one worked solution per arith task, in f's style
@@ -177,7 +179,7 @@ func (s *Set) Demonstrations(ctx context.Context, req family.DemoRequest) ([]rol
 // otherwise it answers directly. A tool result that is not the true value
 // is an error: the library holds only correct solutions.
 func Demonstrations(ctx context.Context, f format.Format, tasks []envs.Task, useTool []bool, tool envs.Tool) ([]rollout.Demo, error) {
-	return oneOp.demonstrations(ctx, f, tasks, useTool, tool, nil)
+	return oneOp.demonstrations(ctx, f, tasks, useTool, tool, goCode, nil)
 }
 
 // ChainDemonstrations is Demonstrations for chains: the plan is the whole
@@ -186,7 +188,7 @@ func Demonstrations(ctx context.Context, f format.Format, tasks []envs.Task, use
 // call printed (the tool keeps no state between calls), and answers with
 // the last output.
 func ChainDemonstrations(ctx context.Context, f format.Format, tasks []envs.Task, useTool []bool, tool envs.Tool) ([]rollout.Demo, error) {
-	return chained.demonstrations(ctx, f, tasks, useTool, tool, nil)
+	return chained.demonstrations(ctx, f, tasks, useTool, tool, goCode, nil)
 }
 
 // solution is a problem's worked solution: the plan a demonstration
@@ -202,18 +204,19 @@ type call struct {
 	want int
 }
 
-// demonstrations writes the worked solutions of the kind's tasks (see
-// Demonstrations), reporting each written one to report
-// (family.DemoRequest.Report; nil reports nothing).
-func (k *kind) demonstrations(ctx context.Context, f format.Format, tasks []envs.Task, useTool []bool, tool envs.Tool, report func(done, total int)) ([]rollout.Demo, error) {
+// demonstrations writes the worked solutions of the kind's tasks in l
+// (see Demonstrations), its code run in tool, which must run l, reporting
+// each written one to report (family.DemoRequest.Report; nil reports
+// nothing).
+func (k *kind) demonstrations(ctx context.Context, f format.Format, tasks []envs.Task, useTool []bool, tool envs.Tool, l lang, report func(done, total int)) ([]rollout.Demo, error) {
 	return family.WriteDemos(len(tasks), report, func(i int) (rollout.Demo, error) {
-		return k.demonstration(ctx, f, tasks[i], useTool[i], tool)
+		return k.demonstration(ctx, f, tasks[i], useTool[i], tool, l)
 	})
 }
 
-// demonstration writes the worked solution of t.
-func (k *kind) demonstration(ctx context.Context, f format.Format, t envs.Task, useTool bool, tool envs.Tool) (rollout.Demo, error) {
-	sol, ok := k.solve(t.ID)
+// demonstration writes the worked solution of t in l.
+func (k *kind) demonstration(ctx context.Context, f format.Format, t envs.Task, useTool bool, tool envs.Tool, l lang) (rollout.Demo, error) {
+	sol, ok := k.solve(t.ID, l)
 	if !ok {
 		return rollout.Demo{}, fmt.Errorf("%s: demonstrations: task %s has no reference solution", k.name, t.ID)
 	}

@@ -84,7 +84,7 @@ func TestDemonstrationsReport(t *testing.T) {
 	tasks := []envs.Task{Problem{Mul, 4821, 37, 0, 1}.Task(), Problem{Mul, 4822, 37, 0, 1}.Task(), Problem{Mul, 4823, 37, 0, 1}.Task()}
 	var got [][2]int
 	report := func(done, total int) { got = append(got, [2]int{done, total}) }
-	if _, err := oneOp.demonstrations(context.Background(), format.DefaultFormat(), tasks, make([]bool, 3), nil, report); err != nil {
+	if _, err := oneOp.demonstrations(context.Background(), format.DefaultFormat(), tasks, make([]bool, 3), nil, goCode, report); err != nil {
 		t.Fatal(err)
 	}
 	if want := [][2]int{{1, 3}, {2, 3}, {3, 3}}; !slices.Equal(got, want) {

@@ -98,15 +98,11 @@ func (p Problem) Answer() int {
 
 // Code returns the Go snippet that prints the answer, in one canonical
 // spacing: fmt.Println(4821 * 37).
-func (p Problem) Code() string {
-	return fmt.Sprintf("fmt.Println(%d %s %d)", p.A, p.Op.symbol(), p.B)
-}
+func (p Problem) Code() string { return goCode.print(p.expression(goCode)) }
 
-// expression is the arithmetic the problem's code prints, "4821 * 37":
-// what a worked solution writes down as its plan.
-func (p Problem) expression() string {
-	return fmt.Sprintf("%d %s %d", p.A, p.Op.symbol(), p.B)
-}
+// expression is the arithmetic the problem's code prints, written in l,
+// "4821 * 37": what a worked solution writes down as its plan.
+func (p Problem) expression(l lang) string { return l.binary(p.A, p.Op.symbol(), p.B) }
 
 // ID returns the task ID, arith-<op>-<A>-<B>-t<template>-n<noun>, for
 // example arith-mul-4821-37-t2-n0.
@@ -123,10 +119,11 @@ func task(id, prompt string, answer int) envs.Task {
 	return envs.Task{ID: id, Prompt: prompt, Answer: strconv.Itoa(answer)}
 }
 
-// solution is the problem's worked solution: its expression as the plan,
-// then the one call that prints the answer.
-func (p Problem) solution() solution {
-	return solution{plan: p.expression(), calls: []call{{code: p.Code(), want: p.Answer()}}}
+// solution is the problem's worked solution in l: its expression as the
+// plan, then the one call that prints the answer.
+func (p Problem) solution(l lang) solution {
+	plan := p.expression(l)
+	return solution{plan: plan, calls: []call{{code: l.print(plan), want: p.Answer()}}}
 }
 
 // Reference returns the code that solves t, or ok false when t's ID is not

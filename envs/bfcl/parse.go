@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/artist-rl/artist/internal/pyval"
 )
 
 // Call is one parsed function call.
@@ -332,13 +334,11 @@ func (p *parser) value() (any, error) {
 	case ch == '.' || (ch >= '0' && ch <= '9'):
 		return p.number()
 	}
-	switch id := p.ident(); id {
-	case "True":
-		return true, nil
-	case "False":
-		return false, nil
-	case "None":
-		return nil, nil
+	id := p.ident()
+	if v, ok := pyval.Constant(id); ok {
+		return v, nil
+	}
+	switch id {
 	case "":
 		return nil, p.errf("expected a value, found %q", p.rest(10))
 	default:

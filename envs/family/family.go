@@ -131,6 +131,10 @@ type DemoRequest struct {
 	Sample func(n int) []envs.Task
 	// RNG is the run's demonstration stream, for any other choice.
 	RNG *rand.Rand
+	// ToolKind is the run's tool.kind. A family whose demonstrations
+	// write code writes it in the language of that tool: Python for
+	// PythonTool, Go for SandboxTool (and for any kind it does not know).
+	ToolKind string
 	// UserTurn renders a later user message as the engine appends it.
 	UserTurn func(msg string) string
 	// EOS is the text of the end-of-sequence token that ends a turn.

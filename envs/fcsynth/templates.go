@@ -42,26 +42,23 @@ var (
 
 func pick(r *rand.Rand, l []string) string { return l[r.Intn(len(l))] }
 
+// binary returns the step of the function fn of a and b, asked with the
+// format ask of a and b: a is drawn from 1 to 9, b from bMin to 9.
+func binary(fn, ask string, bMin int) step {
+	return step{fn, func(r *rand.Rand, _ *convo) (string, string) {
+		a, b := 1+r.Intn(9), bMin+r.Intn(10-bMin)
+		return fmt.Sprintf(ask, a, b), fmt.Sprintf("%s(a=%d, b=%d)", fn, a, b)
+	}}
+}
+
 // apis lists the classes conversations are drawn from, in a fixed order
 // that generation depends on.
 var apis = []api{
 	{class: "MathAPI", steps: []step{
-		{"add", func(r *rand.Rand, _ *convo) (string, string) {
-			a, b := 1+r.Intn(9), 1+r.Intn(9)
-			return fmt.Sprintf("Add %d and %d.", a, b), fmt.Sprintf("add(a=%d, b=%d)", a, b)
-		}},
-		{"subtract", func(r *rand.Rand, _ *convo) (string, string) {
-			a, b := 1+r.Intn(9), 1+r.Intn(9)
-			return fmt.Sprintf("What is %d minus %d?", a, b), fmt.Sprintf("subtract(a=%d, b=%d)", a, b)
-		}},
-		{"multiply", func(r *rand.Rand, _ *convo) (string, string) {
-			a, b := 1+r.Intn(9), 1+r.Intn(9)
-			return fmt.Sprintf("Multiply %d by %d.", a, b), fmt.Sprintf("multiply(a=%d, b=%d)", a, b)
-		}},
-		{"divide", func(r *rand.Rand, _ *convo) (string, string) {
-			a, b := 1+r.Intn(9), 2+r.Intn(8)
-			return fmt.Sprintf("Divide %d by %d.", a, b), fmt.Sprintf("divide(a=%d, b=%d)", a, b)
-		}},
+		binary("add", "Add %d and %d.", 1),
+		binary("subtract", "What is %d minus %d?", 1),
+		binary("multiply", "Multiply %d by %d.", 1),
+		binary("divide", "Divide %d by %d.", 2),
 		{"percentage", func(r *rand.Rand, _ *convo) (string, string) {
 			w := 2 + r.Intn(8)
 			p := 1 + r.Intn(w)

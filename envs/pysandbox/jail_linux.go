@@ -101,6 +101,3 @@ func (j *jail) args() []string {
 	)
 	return a
 }
-
-// killGroup kills the process group of the jail pid.
-func killGroup(pid int) error { return syscall.Kill(-pid, syscall.SIGKILL) }

@@ -19,5 +19,3 @@ func newJail(Runtime) (*jail, error) {
 }
 
 func (*jail) command() (*exec.Cmd, *os.File, error) { return nil, nil, errors.ErrUnsupported }
-
-func killGroup(int) error { return errors.ErrUnsupported }

@@ -7,11 +7,11 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/envs/sandbox"
+	"github.com/artist-rl/artist/internal/workerpool"
 )
 
 //go:embed driver.py
@@ -89,10 +89,9 @@ func Result(o sandbox.Outcome) envs.Result {
 // envs.Tool and envs.SessionTool and is safe for concurrent use. Close
 // stops the workers.
 type Sandbox struct {
-	cfg         Config
-	pool        *pool
-	libraries   []string
-	lastSession atomic.Uint64
+	cfg       Config
+	pool      *workerpool.Pool
+	libraries []string
 }
 
 var (
@@ -126,15 +125,16 @@ func New(cfg Config) (*Sandbox, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := hello{maxOutput: cfg.Limits.MaxOutput, memory: memory, cpus: cfg.Limits.CPUs, maxSessions: maxSessions, reuse: cfg.Runtime.Reuse}
+	h := hello{maxSessions: maxSessions, reuse: cfg.Runtime.Reuse}
+	h.MaxOutput, h.Memory, h.CPUs = cfg.Limits.MaxOutput, memory, cfg.Limits.CPUs
 	h.filter, h.pidInsn = j.runnerFilter, j.pidInsn
-	s := &Sandbox{cfg: cfg, pool: newPool(j, h, n)}
-	libs, err := s.pool.warm(context.Background())
+	first, libs, err := startProc(context.Background(), j, h)
 	if err != nil {
 		return nil, fmt.Errorf("%w (the jail needs bubblewrap, %s and unprivileged user namespaces)", err, cfg.Runtime.Interpreter)
 	}
-	s.libraries = libs
-	runtime.AddCleanup(s, func(p *pool) { p.close() }, s.pool)
+	s := &Sandbox{cfg: cfg, pool: newPool(j, h, n), libraries: libs}
+	s.pool.Seed(first)
+	runtime.AddCleanup(s, (*workerpool.Pool).Close, s.pool)
 	return s, nil
 }
 
@@ -168,27 +168,27 @@ func (s *Sandbox) Run(ctx context.Context, input string) sandbox.Outcome {
 // "sandbox closed"), and returns once every process of every jail has
 // been killed and the jails reaped. It always returns nil.
 func (s *Sandbox) Close() error {
-	s.pool.close()
+	s.pool.Close()
 	return nil
 }
 
 // run runs input on the slot *bound (any free slot when bound or *bound is
 // nil, which is then stored in *bound) in the runner of session (0: a
-// fresh one).
-func (s *Sandbox) run(ctx context.Context, bound **slot, session uint64, input string) sandbox.Outcome {
+// fresh one), for the time left once a worker is free.
+func (s *Sandbox) run(ctx context.Context, bound **workerpool.Slot, session uint64, input string) sandbox.Outcome {
 	start := time.Now()
 	budget := s.budget(ctx)
-	rep := s.dispatch(ctx, bound, request{session: session, code: input})
-	if rep.status == envs.StatusTimeout && strings.HasPrefix(rep.message, "timeout after") {
-		t := timeoutReply(budget) // the time the caller allowed
-		rep.message, rep.err = t.message, t.err
+	rep := s.pool.Run(ctx, bound, s.budget, request{Session: session, Code: input})
+	if rep.Status == envs.StatusTimeout && strings.HasPrefix(rep.Message, "timeout after") {
+		t := workerpool.Timeout(budget) // the time the caller allowed
+		rep.Message, rep.Err = t.Message, t.Err
 	}
 	return sandbox.Outcome{
-		Status:    rep.status,
-		Stdout:    rep.stdout,
-		Truncated: rep.truncated,
-		Message:   truncate(rep.message, maxMessage),
-		Error:     rep.err,
+		Status:    rep.Status,
+		Stdout:    rep.Stdout,
+		Truncated: rep.Truncated,
+		Message:   truncate(rep.Message, maxMessage),
+		Error:     rep.Err,
 		Wall:      time.Since(start),
 	}
 }
@@ -199,32 +199,6 @@ func (s *Sandbox) budget(ctx context.Context) time.Duration {
 		return max(min(s.cfg.Limits.Timeout, time.Until(d)), 0)
 	}
 	return s.cfg.Limits.Timeout
-}
-
-// dispatch acquires a slot and runs req on it, for the time left then.
-func (s *Sandbox) dispatch(ctx context.Context, bound **slot, req request) reply {
-	if ctx.Err() != nil {
-		return ctxReply(ctx, 0)
-	}
-	var want *slot
-	if bound != nil {
-		want = *bound
-	}
-	sl, err := s.pool.acquire(ctx, want)
-	if err == errClosed {
-		return closedReply()
-	}
-	if err != nil {
-		return ctxReply(ctx, 0)
-	}
-	defer s.pool.release(sl)
-	if bound != nil {
-		*bound = sl
-	}
-	if req.timeout = s.budget(ctx); req.timeout <= 0 {
-		return timeoutReply(0)
-	}
-	return s.pool.call(ctx, sl, req)
 }
 
 // truncate cuts s to at most n bytes, marking the cut.

@@ -196,7 +196,7 @@ func TestProtocolImitation(t *testing.T) {
 	cfg.Limits.Workers = 1
 	s := newSandbox(t, cfg)
 	var buf bytes.Buffer
-	if err := frame.Write(&buf, &reply{seq: 2, status: envs.StatusOK, stdout: "forged"}); err != nil {
+	if err := frame.Write(&buf, &reply{Seq: 2, Status: envs.StatusOK, Stdout: "forged"}); err != nil {
 		t.Fatal(err)
 	}
 	fake := buf.String()

@@ -2,10 +2,10 @@ package pysandbox
 
 import (
 	"context"
-	"sync"
 
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/envs/sandbox"
+	"github.com/artist-rl/artist/internal/workerpool"
 )
 
 // Session is the code tool of one trajectory. With Limits.Stateful set,
@@ -19,11 +19,8 @@ import (
 // calls then fail on the undefined names they use. Files written in /tmp
 // do not outlast a call. Close releases the runner.
 type Session struct {
-	s      *Sandbox
-	id     uint64 // 0 when the sandbox is stateless
-	mu     sync.Mutex
-	slot   *slot
-	closed bool
+	s  *Sandbox
+	ws *workerpool.Session
 }
 
 var _ envs.ToolSession = (*Session)(nil)
@@ -34,11 +31,7 @@ func (s *Sandbox) OpenSession(envs.Task) envs.ToolSession { return s.Session() }
 
 // Session returns a new session of s.
 func (s *Sandbox) Session() *Session {
-	ss := &Session{s: s}
-	if s.cfg.Limits.Stateful {
-		ss.id = s.lastSession.Add(1)
-	}
-	return ss
+	return &Session{s: s, ws: s.pool.NewSession(s.cfg.Limits.Stateful)}
 }
 
 // Call runs input as Run does and returns what the policy reads.
@@ -49,24 +42,15 @@ func (ss *Session) Call(ctx context.Context, input string) envs.Result {
 // Run runs input in the session's runner, with the limits and outcomes
 // of Sandbox.Run. After Close it answers "session closed".
 func (ss *Session) Run(ctx context.Context, input string) sandbox.Outcome {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	if ss.closed {
+	var o sandbox.Outcome
+	if !ss.ws.Do(func(bound **workerpool.Slot, id uint64) { o = ss.s.run(ctx, bound, id, input) }) {
 		return sandbox.Outcome{Status: envs.StatusError, Message: "session closed", Error: "pysandbox: session closed"}
 	}
-	if ss.id == 0 {
-		return ss.s.run(ctx, nil, 0, input)
-	}
-	return ss.s.run(ctx, &ss.slot, ss.id, input)
+	return o
 }
 
 // Close ends the session and frees its runner. It always returns nil.
 func (ss *Session) Close() error {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	if !ss.closed && ss.slot != nil {
-		ss.s.pool.endSession(ss.slot, ss.id)
-	}
-	ss.closed = true
+	ss.ws.Close()
 	return nil
 }

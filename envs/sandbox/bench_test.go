@@ -90,18 +90,18 @@ func BenchmarkPool(b *testing.B) {
 // BenchmarkFreshProcess measures a new worker process per call, the
 // subprocess-per-call design the pool avoids.
 func BenchmarkFreshProcess(b *testing.B) {
-	h := hello{maxOutput: 4096, memory: defaultMemory}
+	h := hello{MaxOutput: 4096, Memory: defaultMemory}
 	benchCalls(b, func() error {
 		p, err := startProc(context.Background(), h)
 		if err != nil {
 			return err
 		}
-		defer p.kill()
+		defer p.Kill()
 		var rep reply
-		if err := p.exchange(context.Background(), &request{code: benchProgram, timeout: 2 * time.Second}, &rep, time.Now().Add(5*time.Second)); err != nil {
+		if err := p.Exchange(context.Background(), &request{Code: benchProgram, Timeout: 2 * time.Second}, &rep, time.Now().Add(5*time.Second)); err != nil {
 			return err
 		}
-		return checkOutput(rep.stdout)
+		return checkOutput(rep.Stdout)
 	})
 }
 

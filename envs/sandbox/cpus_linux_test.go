@@ -32,12 +32,12 @@ func firstCPU(t *testing.T) (int, unix.CPUSet) {
 // at start with an error naming the setting.
 func TestWorkerCPUs(t *testing.T) {
 	first, mine := firstCPU(t)
-	p, err := startProc(context.Background(), hello{maxOutput: 100, memory: defaultMemory, cpus: []int{first}})
+	p, err := startProc(context.Background(), hello{MaxOutput: 100, Memory: defaultMemory, CPUs: []int{first}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.kill()
-	pid := p.cmd.Process.Pid
+	defer p.Kill()
+	pid := p.Pid()
 	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +57,7 @@ func TestWorkerCPUs(t *testing.T) {
 	for mine.IsSet(banned) {
 		banned--
 	}
-	_, err = startProc(context.Background(), hello{maxOutput: 100, memory: defaultMemory, cpus: []int{banned}})
+	_, err = startProc(context.Background(), hello{MaxOutput: 100, Memory: defaultMemory, CPUs: []int{banned}})
 	if want := fmt.Sprintf("sandbox: cpus [%d]", banned); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("a worker on CPU %d started with error %v, want one naming %s", banned, err, want)
 	}

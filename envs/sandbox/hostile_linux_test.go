@@ -96,8 +96,8 @@ func TestHostile(t *testing.T) {
 func TestProtocolImitation(t *testing.T) {
 	s := newSandbox(t, Config{Timeout: time.Second, MaxOutput: 4096, Workers: 1})
 	var fake bytes.Buffer
-	_ = frame.Write(&fake, &reply{status: envs.StatusOK, stdout: "forged", retire: true})
-	_ = frame.Write(&fake, &ready{err: "forged"})
+	_ = frame.Write(&fake, &reply{Status: envs.StatusOK, Stdout: "forged", Retire: true})
+	_ = frame.Write(&fake, &ready{Err: "forged"})
 	printed := fake.String() + "\x00\x00\x00\xff"
 	for i := range 3 {
 		got := s.Run(context.Background(), fmt.Sprintf("fmt.Print(%q)\nprintln(%q)", printed, printed))
@@ -114,12 +114,12 @@ func TestProtocolImitation(t *testing.T) {
 // environment and runs with its own limits.
 func TestWorkerEnvironment(t *testing.T) {
 	t.Setenv("ARTIST_SECRET", "hunter2")
-	p, err := startProc(context.Background(), hello{maxOutput: 100, memory: defaultMemory})
+	p, err := startProc(context.Background(), hello{MaxOutput: 100, Memory: defaultMemory})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.kill()
-	pid := strconv.Itoa(p.cmd.Process.Pid)
+	defer p.Kill()
+	pid := strconv.Itoa(p.Pid())
 	env, err := os.ReadFile(filepath.Join("/proc", pid, "environ"))
 	if err != nil {
 		t.Fatal(err)
@@ -139,7 +139,7 @@ func TestWorkerEnvironment(t *testing.T) {
 		}
 	}
 	var rep reply
-	if err := p.exchange(context.Background(), &request{code: "fmt.Println(1)", timeout: time.Second}, &rep, time.Now().Add(5*time.Second)); err != nil || rep.stdout != "1\n" {
+	if err := p.Exchange(context.Background(), &request{Code: "fmt.Println(1)", Timeout: time.Second}, &rep, time.Now().Add(5*time.Second)); err != nil || rep.Stdout != "1\n" {
 		t.Fatalf("call: %+v %v", rep, err)
 	}
 	limits, _ = os.ReadFile(filepath.Join("/proc", pid, "limits"))
@@ -181,7 +181,7 @@ func TestWorkersDieWithParent(t *testing.T) {
 			t.Fatal(err)
 		}
 		s.Call(context.Background(), "fmt.Println(1)")
-		fmt.Println(s.pool.slots[0].proc.cmd.Process.Pid)
+		fmt.Println(s.pool.Pids()[0])
 		s.Call(context.Background(), "for {}") // busy until killed
 		return
 	}

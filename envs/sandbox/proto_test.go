@@ -17,11 +17,11 @@ func TestMessageRoundTrip(t *testing.T) {
 		name     string
 		in, into frame.Message
 	}{
-		{"hello", &hello{maxOutput: 4096, memory: 512 << 20}, &hello{}},
-		{"ready", &ready{err: "no"}, &ready{}},
-		{"request", &request{session: 7, drop: []uint64{1, 300}, code: "fmt.Println(1)\n", timeout: 2 * time.Second}, &request{}},
+		{"hello", &hello{MaxOutput: 4096, Memory: 512 << 20}, &hello{}},
+		{"ready", &ready{Err: "no"}, &ready{}},
+		{"request", &request{Session: 7, Drop: []uint64{1, 300}, Code: "fmt.Println(1)\n", Timeout: 2 * time.Second}, &request{}},
 		{"empty request", &request{}, &request{}},
-		{"reply", &reply{status: envs.StatusOK, stdout: "a\xff\x00b", truncated: true, message: "m", err: "e", retire: true}, &reply{}},
+		{"reply", &reply{Status: envs.StatusOK, Stdout: "a\xff\x00b", Truncated: true, Message: "m", Err: "e", Retire: true}, &reply{}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -41,9 +41,9 @@ func TestMessageRoundTrip(t *testing.T) {
 
 // normalize makes an empty drop list compare equal to a nil one.
 func normalize(m frame.Message) frame.Message {
-	if r, ok := m.(*request); ok && len(r.drop) == 0 {
+	if r, ok := m.(*request); ok && len(r.Drop) == 0 {
 		c := *r
-		c.drop = nil
+		c.Drop = nil
 		return &c
 	}
 	return m
@@ -60,7 +60,7 @@ func TestReadMsgErrors(t *testing.T) {
 		{"short body", "\x00\x00\x00\x05ab", io.ErrUnexpectedEOF},
 		{"too long", "\xff\xff\xff\xff", frame.ErrMalformed},
 		{"string past the end", "\x00\x00\x00\x02\x09a", frame.ErrMalformed},
-		{"trailing bytes", "\x00\x00\x00\x02\x00\x00", frame.ErrMalformed},
+		{"trailing bytes", "\x00\x00\x00\x03\x00\x00\x00", frame.ErrMalformed},
 		{"bad varint", "\x00\x00\x00\x01\x80", frame.ErrMalformed},
 	}
 	for _, tc := range tests {
@@ -77,13 +77,13 @@ func TestReadMsgErrors(t *testing.T) {
 // allocate beyond the frame it was given.
 func FuzzReadMsg(f *testing.F) {
 	var buf bytes.Buffer
-	_ = frame.Write(&buf, &request{session: 1, drop: []uint64{2}, code: "x", timeout: 1})
+	_ = frame.Write(&buf, &request{Session: 1, Drop: []uint64{2}, Code: "x", Timeout: 1})
 	f.Add(buf.Bytes())
 	f.Add([]byte("\x00\x00\x00\x03\xff\xff\xff"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var req request
-		if err := frame.Read(bytes.NewReader(b), &req); err == nil && len(req.drop) > len(b) {
-			t.Fatalf("decoded %d session ids from %d bytes", len(req.drop), len(b))
+		if err := frame.Read(bytes.NewReader(b), &req); err == nil && len(req.Drop) > len(b) {
+			t.Fatalf("decoded %d session ids from %d bytes", len(req.Drop), len(b))
 		}
 		var rep reply
 		_ = frame.Read(bytes.NewReader(b), &rep)

@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"sync/atomic"
 	"time"
 
 	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/internal/workerpool"
 )
 
 // Config sets the limits of one call and the size of the worker pool. The
@@ -118,9 +118,8 @@ func (o Outcome) Result() envs.Result {
 // referenced stops its workers when it is garbage collected, and workers
 // end when the process that started them ends.
 type Sandbox struct {
-	cfg         Config
-	pool        *pool
-	lastSession atomic.Uint64
+	cfg  Config
+	pool *workerpool.Pool
 }
 
 var _ envs.Tool = (*Sandbox)(nil)
@@ -139,8 +138,8 @@ func New(cfg Config) (*Sandbox, error) {
 	if memory == 0 {
 		memory = defaultMemory
 	}
-	s := &Sandbox{cfg: cfg, pool: newPool(hello{maxOutput: cfg.MaxOutput, memory: memory, cpus: cfg.CPUs}, n)}
-	runtime.AddCleanup(s, func(p *pool) { p.close() }, s.pool)
+	s := &Sandbox{cfg: cfg, pool: newPool(hello{MaxOutput: cfg.MaxOutput, Memory: memory, CPUs: cfg.CPUs}, n)}
+	runtime.AddCleanup(s, (*workerpool.Pool).Close, s.pool)
 	return s, nil
 }
 
@@ -168,29 +167,29 @@ func (s *Sandbox) Run(ctx context.Context, input string) Outcome {
 // "sandbox closed"), and returns once every worker process has been
 // reaped. Later calls answer "sandbox closed". It always returns nil.
 func (s *Sandbox) Close() error {
-	s.pool.close()
+	s.pool.Close()
 	return nil
 }
 
 // run runs input on the slot *bound (any free slot when bound is nil or
 // *bound is nil, which is then stored in *bound) in the interpreter of
-// session (0: a fresh one).
-func (s *Sandbox) run(ctx context.Context, bound **slot, session uint64, input string) Outcome {
+// session (0: a fresh one), for the time left once a worker is free.
+func (s *Sandbox) run(ctx context.Context, bound **workerpool.Slot, session uint64, input string) Outcome {
 	start := time.Now()
 	budget := s.budget(ctx)
-	rep := s.dispatch(ctx, bound, request{session: session, code: input})
-	if rep.status == envs.StatusTimeout {
+	rep := s.pool.Run(ctx, bound, s.budget, request{Session: session, Code: input})
+	if rep.Status == envs.StatusTimeout {
 		// Name the time the caller allowed, not what was left of it once
 		// a worker was free.
-		t := timeoutReply(budget)
-		rep.message, rep.err = t.message, t.err
+		t := workerpool.Timeout(budget)
+		rep.Message, rep.Err = t.Message, t.Err
 	}
 	return Outcome{
-		Status:    rep.status,
-		Stdout:    rep.stdout,
-		Truncated: rep.truncated,
-		Message:   rep.message,
-		Error:     rep.err,
+		Status:    rep.Status,
+		Stdout:    rep.Stdout,
+		Truncated: rep.Truncated,
+		Message:   rep.Message,
+		Error:     rep.Err,
 		Wall:      time.Since(start),
 	}
 }
@@ -202,30 +201,4 @@ func (s *Sandbox) budget(ctx context.Context) time.Duration {
 		return max(min(s.cfg.Timeout, time.Until(d)), 0)
 	}
 	return s.cfg.Timeout
-}
-
-// dispatch acquires a slot and runs req on it, for the time left then.
-func (s *Sandbox) dispatch(ctx context.Context, bound **slot, req request) reply {
-	if ctx.Err() != nil {
-		return ctxReply(ctx, 0)
-	}
-	var want *slot
-	if bound != nil {
-		want = *bound
-	}
-	sl, err := s.pool.acquire(ctx, want)
-	if err == errClosed {
-		return closedReply()
-	}
-	if err != nil {
-		return ctxReply(ctx, 0)
-	}
-	defer s.pool.release(sl)
-	if bound != nil {
-		*bound = sl
-	}
-	if req.timeout = s.budget(ctx); req.timeout <= 0 {
-		return timeoutReply(0)
-	}
-	return s.pool.call(ctx, sl, req)
 }

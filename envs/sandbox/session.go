@@ -2,9 +2,9 @@ package sandbox
 
 import (
 	"context"
-	"sync"
 
 	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/internal/workerpool"
 )
 
 // Session is the code tool of one trajectory. With Config.Stateful set, its
@@ -17,11 +17,8 @@ import (
 // a timeout, a crash or a limit); later calls then fail on the undefined
 // names they use. Close releases the interpreter.
 type Session struct {
-	s      *Sandbox
-	id     uint64 // 0 when the sandbox is stateless
-	mu     sync.Mutex
-	slot   *slot
-	closed bool
+	s  *Sandbox
+	ws *workerpool.Session
 }
 
 var (
@@ -35,11 +32,7 @@ func (s *Sandbox) OpenSession(envs.Task) envs.ToolSession { return s.Session() }
 
 // Session returns a new session of s.
 func (s *Sandbox) Session() *Session {
-	ss := &Session{s: s}
-	if s.cfg.Stateful {
-		ss.id = s.lastSession.Add(1)
-	}
-	return ss
+	return &Session{s: s, ws: s.pool.NewSession(s.cfg.Stateful)}
 }
 
 // Call runs input as Run does and returns what the policy reads.
@@ -50,25 +43,16 @@ func (ss *Session) Call(ctx context.Context, input string) envs.Result {
 // Run runs input in the session's interpreter, with the limits and
 // outcomes of Sandbox.Run. After Close it answers "session closed".
 func (ss *Session) Run(ctx context.Context, input string) Outcome {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	if ss.closed {
+	var o Outcome
+	if !ss.ws.Do(func(bound **workerpool.Slot, id uint64) { o = ss.s.run(ctx, bound, id, input) }) {
 		return Outcome{Status: envs.StatusError, Message: "session closed", Error: "sandbox: session closed"}
 	}
-	if ss.id == 0 {
-		return ss.s.run(ctx, nil, 0, input)
-	}
-	return ss.s.run(ctx, &ss.slot, ss.id, input)
+	return o
 }
 
 // Close ends the session and frees its interpreter, after a call that is
 // running. It always returns nil.
 func (ss *Session) Close() error {
-	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	if !ss.closed && ss.slot != nil {
-		ss.s.pool.endSession(ss.slot, ss.id)
-	}
-	ss.closed = true
+	ss.ws.Close()
 	return nil
 }

@@ -96,11 +96,6 @@ func procAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }
 
-// killGroup kills the process group of the worker pid.
-func killGroup(pid int) error {
-	return syscall.Kill(-pid, syscall.SIGKILL)
-}
-
 // cpuLimitHit reports whether the kernel ended the worker for exceeding
 // its CPU-time limit.
 func cpuLimitHit(state *os.ProcessState) bool {

@@ -29,15 +29,6 @@ func executable() (string, error) { return os.Executable() }
 // procAttr returns no special attributes outside Linux.
 func procAttr() *syscall.SysProcAttr { return nil }
 
-// killGroup kills the worker pid.
-func killGroup(pid int) error {
-	p, err := os.FindProcess(pid)
-	if err != nil {
-		return err
-	}
-	return p.Kill()
-}
-
 // cpuLimitHit is false: no CPU-time limit is set outside Linux.
 func cpuLimitHit(*os.ProcessState) bool { return false }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/internal/frame"
+	"github.com/artist-rl/artist/internal/workerpool"
 )
 
 // workerEnv, set to workerMagic in a process's environment, makes this
@@ -42,17 +43,17 @@ func serveWorker(in io.Reader, out io.Writer) int {
 	if err := frame.Read(in, &h); err != nil {
 		return 3
 	}
-	if err := pinCPUs(h.cpus); err != nil {
-		_ = frame.Write(out, &ready{err: err.Error()})
+	if err := pinCPUs(h.CPUs); err != nil {
+		_ = frame.Write(out, &ready{Err: err.Error()})
 		return 3
 	}
-	if err := applyLimits(h.memory); err != nil {
-		_ = frame.Write(out, &ready{err: err.Error()})
+	if err := applyLimits(h.Memory); err != nil {
+		_ = frame.Write(out, &ready{Err: err.Error()})
 		return 3
 	}
 	s, err := newServer(h)
 	if err != nil {
-		_ = frame.Write(out, &ready{err: err.Error()})
+		_ = frame.Write(out, &ready{Err: err.Error()})
 		return 3
 	}
 	if frame.Write(out, &ready{}) != nil {
@@ -64,7 +65,8 @@ func serveWorker(in io.Reader, out io.Writer) int {
 			return 0
 		}
 		rep := s.handle(req)
-		if frame.Write(out, &rep) != nil || rep.retire {
+		rep.Seq = req.Seq
+		if frame.Write(out, &rep) != nil || rep.Retire {
 			return 0
 		}
 	}
@@ -82,8 +84,8 @@ type server struct {
 // records the idle goroutine count.
 func newServer(h hello) (*server, error) {
 	s := &server{hello: h, sessions: map[uint64]*machine{}, goroutines: runtime.NumGoroutine()}
-	if rep := s.handle(request{code: "_ = fmt.Sprint(1)", timeout: 10 * time.Second}); rep.status != envs.StatusEmpty {
-		return nil, fmt.Errorf("sandbox: worker self-test: %s %s", rep.status, rep.err)
+	if rep := s.handle(request{Code: "_ = fmt.Sprint(1)", Timeout: 10 * time.Second}); rep.Status != envs.StatusEmpty {
+		return nil, fmt.Errorf("sandbox: worker self-test: %s %s", rep.Status, rep.Err)
 	}
 	if !s.settle() {
 		s.goroutines = runtime.NumGoroutine()
@@ -93,25 +95,25 @@ func newServer(h hello) (*server, error) {
 
 // handle runs one request.
 func (s *server) handle(req request) reply {
-	for _, id := range req.drop {
+	for _, id := range req.Drop {
 		delete(s.sessions, id)
 	}
-	src, err := parseSource(req.code)
+	src, err := parseSource(req.Code)
 	if err != nil {
-		return reply{status: envs.StatusError, message: errorMessage(err), err: err.Error()}
+		return reply{Status: envs.StatusError, Message: errorMessage(err), Err: err.Error()}
 	}
-	m, err := s.machine(req.session)
+	m, err := s.machine(req.Session)
 	if err != nil {
-		return reply{status: envs.StatusError, message: errorMessage(err), err: err.Error(), retire: true}
+		return reply{Status: envs.StatusError, Message: errorMessage(err), Err: err.Error(), Retire: true}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), req.timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), req.Timeout)
 	defer cancel()
-	stdout := &cappedWriter{limit: s.maxOutput, stopAfter: outputStop(s.maxOutput), stop: cancel}
-	stderr := &cappedWriter{limit: s.maxOutput}
-	limitCPU(req.timeout)
+	stdout := &cappedWriter{limit: s.MaxOutput, stopAfter: outputStop(s.MaxOutput), stop: cancel}
+	stderr := &cappedWriter{limit: s.MaxOutput}
+	limitCPU(req.Timeout)
 	err = m.eval(ctx, src, stdout, stderr)
-	rep := outcome(err, ctx, stdout, stderr, req.timeout)
-	rep.retire = !s.settle() || s.grown()
+	rep := outcome(err, ctx, stdout, stderr, req.Timeout)
+	rep.Retire = !s.settle() || s.grown()
 	return rep
 }
 
@@ -171,7 +173,7 @@ func (s *server) settle() bool {
 func (s *server) grown() bool {
 	sample := []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
 	metrics.Read(sample)
-	return sample[0].Value.Kind() == metrics.KindUint64 && int64(sample[0].Value.Uint64()) > s.memory/2
+	return sample[0].Value.Kind() == metrics.KindUint64 && int64(sample[0].Value.Uint64()) > s.Memory/2
 }
 
 // outputStop is how many bytes a program may print before it is stopped:
@@ -182,24 +184,24 @@ func outputStop(maxOutput int) int64 { return max(16*int64(maxOutput), 1<<20) }
 // outcome turns the end of an evaluation into a reply.
 func outcome(err error, ctx context.Context, stdout, stderr *cappedWriter, timeout time.Duration) reply {
 	out, truncated := stdout.Result()
-	rep := reply{stdout: out, truncated: truncated}
+	rep := reply{Stdout: out, Truncated: truncated}
 	switch {
 	case stdout.Stopped():
-		rep.status = envs.StatusError
-		rep.message = fmt.Sprintf("output limit exceeded: printed more than %d bytes", outputStop(stdout.limit))
-		rep.err = rep.message
+		rep.Status = envs.StatusError
+		rep.Message = fmt.Sprintf("output limit exceeded: printed more than %d bytes", outputStop(stdout.limit))
+		rep.Err = rep.Message
 	case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
-		t := timeoutReply(timeout)
-		rep.status, rep.message, rep.err = t.status, t.message, t.err
+		t := workerpool.Timeout(timeout)
+		rep.Status, rep.Message, rep.Err = t.Status, t.Message, t.Err
 	case err != nil:
 		if e := stderr.String(); e != "" {
 			err = fmt.Errorf("%w\n%s", err, e)
 		}
-		rep.status, rep.message, rep.err = envs.StatusError, errorMessage(err), err.Error()
+		rep.Status, rep.Message, rep.Err = envs.StatusError, errorMessage(err), err.Error()
 	case out == "" && !truncated:
-		rep.status = envs.StatusEmpty
+		rep.Status = envs.StatusEmpty
 	default:
-		rep.status = envs.StatusOK
+		rep.Status = envs.StatusOK
 	}
 	return rep
 }

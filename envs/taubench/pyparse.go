@@ -100,13 +100,8 @@ func (p *pyParser) expr() (any, error) {
 	case "num":
 		return t.num, nil
 	case "name":
-		switch t.text {
-		case "True":
-			return true, nil
-		case "False":
-			return false, nil
-		case "None":
-			return nil, nil
+		if v, ok := pyval.Constant(t.text); ok {
+			return v, nil
 		}
 		if p.isOp("(") {
 			return p.call(t)

@@ -117,41 +117,17 @@ func writeJSON(b *strings.Builder, v any, ascii bool) error {
 	case nil:
 		b.WriteString("null")
 	case bool:
-		if x {
-			b.WriteString("true")
-		} else {
-			b.WriteString("false")
-		}
+		b.WriteString(strconv.FormatBool(x))
 	case int64, int:
 		writeRepr(b, x)
 	case float64:
-		b.WriteString(jsonFloat(x))
+		b.WriteString(JSONFloat(x))
 	case string:
 		writeJSONString(b, x, ascii)
 	case []any:
-		b.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			if err := writeJSON(b, e, ascii); err != nil {
-				return err
-			}
-		}
-		b.WriteByte(']')
+		return writeList(b, x, func(e any) error { return writeJSON(b, e, ascii) })
 	case *Dict:
-		b.WriteByte('{')
-		for i, k := range x.keys {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			writeKey(b, k, ascii)
-			b.WriteString(": ")
-			if err := writeJSON(b, x.at(k), ascii); err != nil {
-				return err
-			}
-		}
-		b.WriteByte('}')
+		return writeDict(b, x, func(k any) { writeKey(b, k, ascii) }, func(e any) error { return writeJSON(b, e, ascii) })
 	case Ellipsis:
 		return NotJSONError{"ellipsis"}
 	case ReprValue:
@@ -162,18 +138,27 @@ func writeJSON(b *strings.Builder, v any, ascii bool) error {
 	return nil
 }
 
-// jsonFloat is a float as json.dumps writes it: its repr, NaN, Infinity
-// or -Infinity.
-func jsonFloat(x float64) string {
-	switch {
-	case math.IsNaN(x):
-		return "NaN"
-	case math.IsInf(x, 1):
-		return "Infinity"
-	case math.IsInf(x, -1):
-		return "-Infinity"
+// JSONFloat is a float as json.dumps writes it: its repr (FormatFloat),
+// NaN, Infinity or -Infinity.
+func JSONFloat(x float64) string {
+	if s, ok := nonFinite(x, "NaN", "Infinity"); ok {
+		return s
 	}
 	return FormatFloat(x)
+}
+
+// nonFinite names x when it is NaN or infinite: nan, inf, or "-" and inf;
+// ok is false for a finite x.
+func nonFinite(x float64, nan, inf string) (s string, ok bool) {
+	switch {
+	case math.IsNaN(x):
+		return nan, true
+	case math.IsInf(x, 1):
+		return inf, true
+	case math.IsInf(x, -1):
+		return "-" + inf, true
+	}
+	return "", false
 }
 
 // writeKey writes a dict key as json.dumps does: a string as it is, None
@@ -188,7 +173,7 @@ func writeKey(b *strings.Builder, k any, ascii bool) {
 	case bool:
 		b.WriteString(map[bool]string{true: `"true"`, false: `"false"`}[kk])
 	case float64:
-		b.WriteString(`"` + jsonFloat(kk) + `"`)
+		b.WriteString(`"` + JSONFloat(kk) + `"`)
 	default:
 		writeJSONString(b, Repr(kk), ascii)
 	}

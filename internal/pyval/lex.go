@@ -251,5 +251,19 @@ func Operator(s string) string {
 	return ""
 }
 
+// Constant returns the value of a Python constant name: true for "True",
+// false for "False", nil for "None"; ok is false for any other name.
+func Constant(name string) (v any, ok bool) {
+	switch name {
+	case "True":
+		return true, true
+	case "False":
+		return false, true
+	case "None":
+		return nil, true
+	}
+	return nil, false
+}
+
 func isDigit(c byte) bool    { return c >= '0' && c <= '9' }
 func isHexDigit(c byte) bool { return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }

@@ -2,7 +2,6 @@ package pyval
 
 import (
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"unicode"
@@ -12,13 +11,8 @@ import (
 // digits, fixed notation for decimal exponents in [-4, 16), else exponent
 // form with at least two exponent digits; integral values keep ".0".
 func FormatFloat(f float64) string {
-	switch {
-	case math.IsNaN(f):
-		return "nan"
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
+	if s, ok := nonFinite(f, "nan", "inf"); ok {
+		return s
 	}
 	s := strconv.FormatFloat(f, 'e', -1, 64) // d.ddddde±XX
 	neg := strings.HasPrefix(s, "-")
@@ -86,25 +80,10 @@ func writeRepr(b *strings.Builder, v any) {
 	case string:
 		b.WriteString(ReprString(x))
 	case []any:
-		b.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			writeRepr(b, e)
-		}
-		b.WriteByte(']')
+		_ = writeList(b, x, reprItem(b))
 	case *Dict:
-		b.WriteByte('{')
-		for i, k := range x.keys {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			writeRepr(b, k)
-			b.WriteString(": ")
-			writeRepr(b, x.at(k))
-		}
-		b.WriteByte('}')
+		item := reprItem(b)
+		_ = writeDict(b, x, func(k any) { _ = item(k) }, item)
 	case Ellipsis:
 		b.WriteString("Ellipsis")
 	case ReprValue:
@@ -112,6 +91,50 @@ func writeRepr(b *strings.Builder, v any) {
 	default:
 		panic(fmt.Sprintf("pyval: repr of unsupported type %T", v))
 	}
+}
+
+// reprItem returns a writer of the repr of an item to b, for writeList
+// and writeDict; it never fails.
+func reprItem(b *strings.Builder) func(any) error {
+	return func(e any) error {
+		writeRepr(b, e)
+		return nil
+	}
+}
+
+// writeList writes x as repr and json.dumps do, each item by item, with
+// ", " between items. It stops at the first error of item.
+func writeList(b *strings.Builder, x []any, item func(any) error) error {
+	b.WriteByte('[')
+	for i, e := range x {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if err := item(e); err != nil {
+			return err
+		}
+	}
+	b.WriteByte(']')
+	return nil
+}
+
+// writeDict writes d as repr and json.dumps do, in insertion order: each
+// key by key, then ": " and its value by item, with ", " between entries.
+// It stops at the first error of item.
+func writeDict(b *strings.Builder, d *Dict, key func(any), item func(any) error) error {
+	b.WriteByte('{')
+	for i, k := range d.keys {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		key(k)
+		b.WriteString(": ")
+		if err := item(d.at(k)); err != nil {
+			return err
+		}
+	}
+	b.WriteByte('}')
+	return nil
 }
 
 // ReprString quotes s as Python's str.__repr__ does: single quotes unless

@@ -137,38 +137,24 @@ func realOnly(op exprOp, x, y complex128) complex128 {
 	return complex(math.Gamma(a+1)/(math.Gamma(b+1)*math.Gamma(a-b+1)), 0)
 }
 
+// apply returns the function name at x, NaN for a name it does not know.
 func apply(name string, x complex128) complex128 {
-	switch name {
-	case "sin":
-		return cmplx.Sin(x)
-	case "cos":
-		return cmplx.Cos(x)
-	case "tan":
-		return cmplx.Tan(x)
-	case "cot":
-		return 1 / cmplx.Tan(x)
-	case "sec":
-		return 1 / cmplx.Cos(x)
-	case "csc":
-		return 1 / cmplx.Sin(x)
-	case "arcsin":
-		return cmplx.Asin(x)
-	case "arccos":
-		return cmplx.Acos(x)
-	case "arctan":
-		return cmplx.Atan(x)
-	case "sinh":
-		return cmplx.Sinh(x)
-	case "cosh":
-		return cmplx.Cosh(x)
-	case "tanh":
-		return cmplx.Tanh(x)
-	case "ln":
-		return cmplx.Log(x)
-	case "log10":
-		return cmplx.Log10(x)
-	case "exp":
-		return cmplx.Exp(x)
+	if f, ok := complexFuncs[name]; ok {
+		return f(x)
 	}
 	return nan
+}
+
+// complexFuncs are the named functions apply evaluates.
+var complexFuncs = map[string]func(complex128) complex128{
+	"sin": cmplx.Sin, "cos": cmplx.Cos, "tan": cmplx.Tan,
+	"cot": reciprocal(cmplx.Tan), "sec": reciprocal(cmplx.Cos), "csc": reciprocal(cmplx.Sin),
+	"arcsin": cmplx.Asin, "arccos": cmplx.Acos, "arctan": cmplx.Atan,
+	"sinh": cmplx.Sinh, "cosh": cmplx.Cosh, "tanh": cmplx.Tanh,
+	"ln": cmplx.Log, "log10": cmplx.Log10, "exp": cmplx.Exp,
+}
+
+// reciprocal returns 1/f.
+func reciprocal(f func(complex128) complex128) func(complex128) complex128 {
+	return func(x complex128) complex128 { return 1 / f(x) }
 }

@@ -4,7 +4,7 @@
 'use strict';
 
 const COLORS = ['#2457c5', '#d1432f', '#1c8a4a', '#e08a00', '#7c4dcc', '#0f9aa8', '#b8327f', '#6b6f2a'];
-const GROUPS = ['reward', 'eval', 'rollout', 'loss', 'clip', 'grad', 'timing', 'throughput', 'tools'];
+const GROUPS = ['reward', 'eval', 'rollout', 'mismatch', 'loss', 'clip', 'grad', 'timing', 'throughput', 'tools'];
 const POLL_MS = 2000;
 
 const View = {
