@@ -94,6 +94,19 @@ run=runs/tiny-tool-arith
 fingerprint() {
 	(cd "$run" && find . -type f -print0 | sort -z | xargs -0 sha256sum && find . -printf '%p %s %T@\n' | sort)
 }
+# unchanged WHAT: the run folder is as fingerprinted in run.before.
+unchanged() {
+	fingerprint >"$tmp/run.after"
+	cmp -s "$tmp/run.before" "$tmp/run.after" || { diff "$tmp/run.before" "$tmp/run.after" >"$tmp/run.diff" || true; fail "$1 changed the run folder" "$tmp/run.diff"; }
+}
+# refused SECONDS ERRLOG COMMAND...: COMMAND exits non-zero within
+# SECONDS, its stderr in ERRLOG.
+refused() {
+	local limit=$1 err=$2 rc=0
+	shift 2
+	timeout "$limit" "$@" >/dev/null 2>"$err" || rc=$?
+	[ "$rc" -ne 0 ] || fail "$* exited 0" "$err"
+}
 rerun=(./artist "${train[@]:3}")
 fingerprint >"$tmp/run.before"
 
@@ -101,8 +114,7 @@ step "the same training again: the run is finished, nothing changes"
 timeout "$limit" "${rerun[@]}" >"$tmp/rerun.out" 2>"$tmp/rerun.err" || fail "training the finished run again" "$tmp/rerun.err"
 expect "$tmp/rerun.out" "run $run is finished (GRPO step $steps of $steps): nothing to do" "finished run"
 expect "$tmp/rerun.out" "$run/summary.json" "finished run"
-fingerprint >"$tmp/run.after"
-cmp -s "$tmp/run.before" "$tmp/run.after" || { diff "$tmp/run.before" "$tmp/run.after" >"$tmp/run.diff" || true; fail "training the finished run again changed its folder" "$tmp/run.diff"; }
+unchanged "training the finished run again"
 
 step "resume with grpo.lr changed is refused, naming the key"
 rc=0
@@ -110,27 +122,18 @@ timeout "$limit" "${rerun[@]}" -set grpo.lr=0.001 -force >"$tmp/changed.out" 2>"
 [ "$rc" -eq 1 ] || fail "resume with a changed grpo.lr exited $rc" "$tmp/changed.err"
 expect "$tmp/changed.err" "grpo.lr: run has 0.0002, config says 0.001" "changed key"
 expect "$tmp/changed.err" "another run_dir" "changed key"
-fingerprint >"$tmp/run.after"
-cmp -s "$tmp/run.before" "$tmp/run.after" || { diff "$tmp/run.before" "$tmp/run.after" >"$tmp/run.diff" || true; fail "the refused resume changed the run folder" "$tmp/run.diff"; }
+unchanged "the refused resume"
 
 step "flag errors name the flag and fail early"
-rc=0
-timeout 120 ./artist eval -checkpoint "$run" -n 0 >/dev/null 2>"$tmp/flag-n.err" || rc=$?
-[ "$rc" -ne 0 ] || fail "eval -n 0 exited 0" "$tmp/flag-n.err"
+refused 120 "$tmp/flag-n.err" ./artist eval -checkpoint "$run" -n 0
 expect "$tmp/flag-n.err" "-n 0" "eval -n 0"
-rc=0
-timeout 120 ./artist train -config configs/tiny-tool-arith.yaml -set grpo.stpes=5 >/dev/null 2>"$tmp/flag-set.err" || rc=$?
-[ "$rc" -ne 0 ] || fail "train -set grpo.stpes=5 exited 0" "$tmp/flag-set.err"
+refused 120 "$tmp/flag-set.err" ./artist train -config configs/tiny-tool-arith.yaml -set grpo.stpes=5
 expect "$tmp/flag-set.err" "grpo.stpes" "-set with a misspelt key"
 if grep -q "line [0-9]" "$tmp/flag-set.err"; then fail "the -set error names a YAML line" "$tmp/flag-set.err"; fi
-rc=0
-timeout 60 ./artist serve -checkpoint "$tmp/no-such-checkpoint" -addr 8080 >/dev/null 2>"$tmp/flag-addr.err" || rc=$?
-[ "$rc" -ne 0 ] || fail "serve -addr 8080 exited 0" "$tmp/flag-addr.err"
+refused 60 "$tmp/flag-addr.err" ./artist serve -checkpoint "$tmp/no-such-checkpoint" -addr 8080
 expect "$tmp/flag-addr.err" "-addr" "serve -addr 8080"
 if grep -q "no-such-checkpoint" "$tmp/flag-addr.err"; then fail "serve -addr 8080 looked for the checkpoint before checking -addr" "$tmp/flag-addr.err"; fi
-rc=0
-timeout 120 ./artist eval -checkpoint "$run/checkpoints" -limit 1 >/dev/null 2>"$tmp/flag-ckpt.err" || rc=$?
-[ "$rc" -ne 0 ] || fail "eval -checkpoint RUN/checkpoints exited 0" "$tmp/flag-ckpt.err"
+refused 120 "$tmp/flag-ckpt.err" ./artist eval -checkpoint "$run/checkpoints" -limit 1
 expect "$tmp/flag-ckpt.err" "did you mean" "eval -checkpoint RUN/checkpoints"
 
 # The tiny model has 256 positions: budgets small enough for a short

@@ -52,21 +52,7 @@ func (fresh) updated(int, *policy.Model) error { return nil }
 func (fresh) close()                           {}
 
 // fromServers is fresh on rollout servers (drawStep gives them the
-// weights first); it records how far the servers' log-probs of the
-// trajectories that train are from the trainer's
-// (rollout/logprob_diff/mean).
+// weights first). How far the servers' log-probs of the trajectories that
+// train are from the trainer's (rollout/logprob_diff/mean) is recorded by
+// the update, from the log-probs it computes anyway (correctRollouts).
 type fromServers struct{ fresh }
-
-func (s fromServers) batch(ctx context.Context, step int, m Metrics) (*stepBatch, *rand.Rand, error) {
-	b, rng, err := s.fresh.batch(ctx, step, m)
-	if err != nil {
-		return nil, nil, err
-	}
-	r := s.r
-	train, _ := b.training()
-	r.Model.SetTemperature(r.Cfg.Rollout.Temperature) // as the servers sampled
-	if m["rollout/logprob_diff/mean"], err = logprobDiff(r.Model, train); err != nil {
-		return nil, nil, err
-	}
-	return b, rng, nil
-}

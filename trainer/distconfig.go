@@ -73,27 +73,30 @@ func checkSameConfig(c collective.Collective, cfg Config) error {
 // configDiff returns the first dotted key, in sorted order, whose value
 // differs between two YAML documents, with both values ("" if none).
 func configDiff(a, b []byte) (key, va, vb string) {
-	fa, fb := flatYAML(a), flatYAML(b)
-	keys := map[string]bool{}
-	for k := range fa {
-		keys[k] = true
-	}
-	for k := range fb {
-		keys[k] = true
-	}
-	sorted := make([]string, 0, len(keys))
-	for k := range keys {
-		sorted = append(sorted, k)
-	}
-	sort.Strings(sorted)
-	for _, k := range sorted {
-		x, okx := fa[k]
-		y, oky := fb[k]
-		if x != y || okx != oky {
-			return k, orUnset(x, okx), orUnset(y, oky)
-		}
+	if d := flatDiff(a, b); len(d) > 0 {
+		return d[0].Key, d[0].Run, d[0].Config
 	}
 	return "", "", ""
+}
+
+// flatDiff lists, sorted by key, the dotted leaf keys (flatYAML) whose
+// values differ between the YAML documents a and b, with a's value as Run
+// and b's as Config, "(unset)" where a document lacks the key.
+func flatDiff(a, b []byte) []keyDiff {
+	fa, fb := flatYAML(a), flatYAML(b)
+	var out []keyDiff
+	for k, vb := range fb {
+		if _, ok := fa[k]; !ok {
+			out = append(out, keyDiff{Key: k, Run: "(unset)", Config: vb})
+		}
+	}
+	for k, va := range fa {
+		if vb, ok := fb[k]; !ok || va != vb {
+			out = append(out, keyDiff{Key: k, Run: va, Config: orUnset(vb, ok)})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out
 }
 
 func orUnset(v string, ok bool) string {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"path/filepath"
 	"time"
 
 	"github.com/artist-rl/artist/internal/atomicfile"
@@ -267,7 +266,7 @@ func (r *Run) finish(ctx context.Context, st *trainerState, final *EvalResult) (
 	if !r.lead() {
 		return sum, nil // rank 0 writes the run folder
 	}
-	if err := atomicfile.WriteFile(filepath.Join(r.Cfg.RunDir, "summary.json"), append(b, '\n'), 0o644); err != nil {
+	if err := atomicfile.WriteFile(r.summaryPath(), append(b, '\n'), 0o644); err != nil {
 		return nil, fmt.Errorf("trainer: summary: %w", err)
 	}
 	if err := PlotRun(r.Cfg.RunDir, r.Reward.Names()); err != nil {

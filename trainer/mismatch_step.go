@@ -7,7 +7,8 @@ import (
 
 // correctRollouts measures the mismatch between the sampler's log-probs
 // and the trainer's on the loss tokens of the kept trajectories, records
-// it under mismatch/ (MismatchStats.Metrics) in m, and applies
+// it under mismatch/ (MismatchStats.Metrics) in m, with
+// rollout/logprob_diff/mean for rollouts sampled on servers, and applies
 // grpo.rollout_correction to b when it is on.
 //
 // behav holds the sampling-time log-probs (lossSeqs), indexed as b.trajs.
@@ -25,6 +26,7 @@ func (r *Run) correctRollouts(b *updateBatch, keep []int, behav [][]float32, sta
 		return nil
 	}
 	cfg := r.Cfg.GRPO.RolloutCorrection
+	b.diff = !stale && r.servers != nil // proximal records it for stale rollouts
 	if !stale && !cfg.Enabled() && r.measuresFirst() {
 		b.measure = behav // measured from the first mini-batch's forward pass
 		return nil
@@ -47,6 +49,9 @@ func (r *Run) correctRollouts(b *updateBatch, keep []int, behav [][]float32, sta
 	c := CorrectRollouts(cfg, in)
 	for k, v := range c.Stats.Metrics() {
 		m[k] = v
+	}
+	if b.diff {
+		m["rollout/logprob_diff/mean"] = logprobDiffOf(pick(b.trajs, keep), in.Train)
 	}
 	if !cfg.Enabled() {
 		return nil
@@ -78,7 +83,8 @@ func (r *Run) measuresFirst() bool {
 // measureFirst returns the mismatch/ metrics of the trajectories idx of b
 // (the first mini-batch, every kept trajectory) from logp, the log-probs
 // the mini-batch's forward pass computed under the weights that sampled
-// (indexed as idx), against the sampler's in b.measure.
+// (indexed as idx), against the sampler's in b.measure, with
+// rollout/logprob_diff/mean when b.diff is set.
 func measureFirst(b *updateBatch, idx []int, logp [][]float32) (Metrics, error) {
 	if len(logp) != len(idx) {
 		return nil, fmt.Errorf("mismatch: %d log-prob rows for %d trajectories", len(logp), len(idx))
@@ -87,7 +93,11 @@ func measureFirst(b *updateBatch, idx []int, logp [][]float32) (Metrics, error) 
 	if err := checkMismatchRows(in); err != nil {
 		return nil, err
 	}
-	return Mismatch(in, nil, nil).Metrics(), nil
+	m := Mismatch(in, nil, nil).Metrics()
+	if b.diff {
+		m["rollout/logprob_diff/mean"] = logprobDiffOf(pick(b.trajs, idx), logp)
+	}
+	return m, nil
 }
 
 // checkMismatchRows returns an error unless every row of in has as many

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/artist-rl/artist/checkpoint"
@@ -155,20 +154,7 @@ func resumeDiff(a, b Config) ([]keyDiff, error) {
 	if err != nil {
 		return nil, err
 	}
-	fa, fb := flatYAML(ya), flatYAML(yb)
-	var out []keyDiff
-	for k, vb := range fb {
-		if _, ok := fa[k]; !ok {
-			out = append(out, keyDiff{Key: k, Run: "(unset)", Config: vb})
-		}
-	}
-	for k, va := range fa {
-		if vb, ok := fb[k]; !ok || va != vb {
-			out = append(out, keyDiff{Key: k, Run: va, Config: orUnset(vb, ok)})
-		}
-	}
-	out = slices.DeleteFunc(out, func(d keyDiff) bool { return ignoredDiff(d.Key, a.Task.Name, b.Task.Name) })
-	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	out := slices.DeleteFunc(flatDiff(ya, yb), func(d keyDiff) bool { return ignoredDiff(d.Key, a.Task.Name, b.Task.Name) })
 	return out, nil
 }
 

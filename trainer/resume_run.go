@@ -36,7 +36,7 @@ func (r *Run) open() (st *trainerState, done *Summary, err error) {
 	}
 	var prev *Summary
 	if st != nil {
-		prev = readSummary(r.Cfg.RunDir)
+		prev = readSummary(r.summaryPath())
 	}
 	if prev != nil {
 		r.resumed.peakRSS = max(r.resumed.peakRSS, prev.PeakRSSMiB)
@@ -54,10 +54,10 @@ func (r *Run) open() (st *trainerState, done *Summary, err error) {
 // summaryPath is the run folder's summary.json.
 func (r *Run) summaryPath() string { return filepath.Join(r.Cfg.RunDir, "summary.json") }
 
-// readSummary reads dir's summary.json, nil when there is none or it
-// cannot be read (the run then writes it again).
-func readSummary(dir string) *Summary {
-	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+// readSummary reads the summary.json at path, nil when there is none or
+// it cannot be read (the run then writes it again).
+func readSummary(path string) *Summary {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil
 	}

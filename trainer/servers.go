@@ -170,25 +170,11 @@ func (r *Run) rolloutEngine(rc rollout.Config) *rollout.Engine {
 	return e
 }
 
-// logprobDiff is the mean absolute difference, over the model tokens of
-// trajs, between the log-probs the rollouts were sampled with (the
-// servers') and those m gives them (rollout/logprob_diff/mean): the
-// mismatch between the decoding and training paths; 0 when there is no
-// model token; the error is the model's.
-func logprobDiff(m *policy.Model, trajs []*rollout.Trajectory) (float64, error) {
-	seqs := make([][]int, len(trajs))
-	for i, t := range trajs {
-		seqs[i] = t.Tokens
-	}
-	lp, err := m.LogProbs(seqs)
-	if err != nil {
-		return 0, err
-	}
-	return logprobDiffOf(trajs, lp), nil
-}
-
-// logprobDiffOf is logprobDiff with the trainer's log-probs given
-// (logp[i] those of trajs[i].Tokens).
+// logprobDiffOf is the mean absolute difference, over the model tokens
+// of trajs, between the log-probs the rollouts were sampled with (the
+// servers') and the trainer's, logp[i] those of trajs[i].Tokens
+// (rollout/logprob_diff/mean): the mismatch between the decoding and
+// training paths; 0 when there is no model token.
 func logprobDiffOf(trajs []*rollout.Trajectory, logp [][]float32) float64 {
 	sum, n := 0.0, 0
 	for i, cur := range logp {

@@ -270,6 +270,9 @@ type updateBatch struct {
 	mask                 [][]uint8
 	measure              [][]float32
 	mismatch             Metrics
+	// diff: record rollout/logprob_diff/mean with the mismatch (rollouts
+	// sampled on servers).
+	diff bool
 }
 
 // minibatch takes one optimizer step on the trajectories idx of b and adds

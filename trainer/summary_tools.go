@@ -1,7 +1,6 @@
 package trainer
 
 import (
-	"github.com/artist-rl/artist/envs/family"
 	"github.com/artist-rl/artist/envs/pysandbox"
 )
 
@@ -11,9 +10,6 @@ import (
 // first worker reported them (pysandbox.Sandbox.Libraries); nil for any
 // other tool.
 func (r *Run) toolLibraries() []string {
-	if r.Cfg.Tool.Kind != family.PythonTool {
-		return nil
-	}
 	if s, ok := r.Tool.(*pysandbox.Sandbox); ok {
 		return s.Libraries()
 	}

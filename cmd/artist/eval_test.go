@@ -224,23 +224,33 @@ func TestEvalLocalEqualsServe(t *testing.T) {
 // call printing 9*3 and then answers with the output it read. It names
 // no stop string, so the client infers which tag stopped the text.
 func scriptedAPI(t *testing.T) *httptest.Server {
+	return codeAPI(t, "<think>multiply</think><code>fmt.Println(9 * 3)", func(model string, stop []string) bool {
+		return model == "m" && slices.Contains(stop, "</code>")
+	})
+}
+
+// codeAPI is a completions server that writes text (a thought and an
+// opened code block) and, once the prompt holds the code's output,
+// answers with that output. accept, when not nil, judges each request's
+// model and stop strings; a request it refuses is answered 400.
+func codeAPI(t *testing.T, text string, accept func(model string, stop []string) bool) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
 			Prompt string   `json:"prompt"`
 			Stop   []string `json:"stop"`
 			Model  string   `json:"model"`
 		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Model != "m" || !slices.Contains(req.Stop, "</code>") {
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil || (accept != nil && !accept(req.Model, req.Stop)) {
 			http.Error(w, "bad request", http.StatusBadRequest)
 			return
 		}
-		text := "<think>multiply</think><code>fmt.Println(9 * 3)"
+		reply := text
 		if i := strings.LastIndex(req.Prompt, "<output>"); i >= 0 {
 			out := req.Prompt[i+len("<output>"):]
-			text = "<answer>" + strings.TrimSpace(out[:strings.Index(out, "</output>")])
+			reply = "<answer>" + strings.TrimSpace(out[:strings.Index(out, "</output>")])
 		}
 		json.NewEncoder(w).Encode(map[string]any{
-			"choices": []any{map[string]any{"text": text, "finish_reason": "stop"}},
+			"choices": []any{map[string]any{"text": reply, "finish_reason": "stop"}},
 			"usage":   map[string]int{"completion_tokens": 5},
 		})
 	}))

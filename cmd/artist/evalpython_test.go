@@ -20,26 +20,7 @@ const pythonCall = "print(24 // 4)"
 // pythonCompletions is a completions server that writes pythonCall and
 // then answers with the output it read.
 func pythonCompletions(t *testing.T) *httptest.Server {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Prompt string `json:"prompt"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-			http.Error(w, "bad request", http.StatusBadRequest)
-			return
-		}
-		text := "<think>divide</think><code>" + pythonCall
-		if i := strings.LastIndex(req.Prompt, "<output>"); i >= 0 {
-			out := req.Prompt[i+len("<output>"):]
-			text = "<answer>" + strings.TrimSpace(out[:strings.Index(out, "</output>")])
-		}
-		json.NewEncoder(w).Encode(map[string]any{
-			"choices": []any{map[string]any{"text": text, "finish_reason": "stop"}},
-			"usage":   map[string]int{"completion_tokens": 5},
-		})
-	}))
-	t.Cleanup(srv.Close)
-	return srv
+	return codeAPI(t, "<think>divide</think><code>"+pythonCall, nil)
 }
 
 // pythonChat is a chat-completions server that calls run_python with
