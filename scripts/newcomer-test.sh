@@ -5,7 +5,9 @@
 # that cannot run and leaves the first's results alone, and Ctrl-C during
 # training, then the resume command the trainer printed; then the finished
 # run trained again (nothing changes), a resume with a changed key (refused,
-# nothing changes) and flag errors that name the flag.
+# nothing changes), flag errors that name the flag, and the run served: the
+# completion docs/serving.md gives answers, and a request that does not fit,
+# an unknown model and a tool_choice without tools are refused by name.
 #
 #   scripts/newcomer-test.sh [DATA_DIR]
 #
@@ -167,6 +169,40 @@ rc=0
 ./artist eval -checkpoint runs/tiny-tool-arith -bench math500 -limit 1 -out "$tmp/none" >/dev/null 2>"$tmp/missing.err" || rc=$?
 [ "$rc" -eq 1 ] || fail "eval without data exited $rc" "$tmp/missing.err"
 for w in -data ARTIST_DATA scripts/fetch-data.sh; do expect "$tmp/missing.err" "$w" "missing data message"; done
+
+step "serve the run: the README's completion fits, what does not is refused by name"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+api=http://127.0.0.1:$port
+model=$(basename "$(ls -d "$run"/checkpoints/step-* | sort | tail -n 1)")
+setsid ./artist serve -checkpoint "$run" -addr "127.0.0.1:$port" >"$tmp/serve.out" 2>"$tmp/serve.err" &
+trainpid=$!
+deadline=$((SECONDS + 120))
+until curl -sf "$api/v1/models" >"$tmp/models.json" 2>/dev/null; do
+	kill -0 "$trainpid" 2>/dev/null || fail "artist serve exited" "$tmp/serve.err"
+	[ "$SECONDS" -lt "$deadline" ] || fail "artist serve did not answer within 120s" "$tmp/serve.err"
+	sleep 1
+done
+expect "$tmp/models.json" '"max_model_len":256' "GET /v1/models"
+# post NAME PATH BODY: POST BODY to PATH, the answer in $tmp/NAME.json and its
+# status in $tmp/NAME.code.
+post() {
+	curl -s -o "$tmp/$1.json" -w '%{http_code}' "$api$2" -H 'Content-Type: application/json' -d "$3" >"$tmp/$1.code"
+}
+post fits /v1/completions '{"model": "'"$model"'", "prompt": "60 boxes hold 286 apples each. How many apples?\n", "max_tokens": 40, "temperature": 0, "stop": ["</code>"]}'
+expect "$tmp/fits.code" 200 "the completion that fits the default checkpoint"
+expect "$tmp/fits.json" '"text":"\u003cthink\u003e' "the completion that fits the default checkpoint"
+tool='{"type": "function", "function": {"name": "multiply", "description": "Multiply two integers.", "parameters": {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "required": ["a", "b"]}}}'
+post tools /v1/chat/completions '{"model": "'"$model"'", "messages": [{"role": "user", "content": "What is 286 times 60?"}], "tools": ['"$tool"']}'
+expect "$tmp/tools.code" 400 "a chat with tools on a 256-token model"
+expect "$tmp/tools.json" "the model's context holds 256" "a chat with tools on a 256-token model"
+post unknown /v1/completions '{"model": "gpt-4o", "prompt": "1 + 1 =", "max_tokens": 4}'
+expect "$tmp/unknown.code" 404 "an unknown model"
+expect "$tmp/unknown.json" "$model" "an unknown model names the one served"
+post choice /v1/chat/completions '{"model": "'"$model"'", "messages": [{"role": "user", "content": "hi"}], "tool_choice": {"type": "function", "function": {"name": "multiply"}}}'
+expect "$tmp/choice.code" 400 "tool_choice without tools"
+expect "$tmp/choice.json" '\"multiply\"' "tool_choice without tools names the function sent"
+kill "$trainpid"; wait "$trainpid" 2>/dev/null || true
+trainpid=
 
 step "help and version"
 ./artist help >"$tmp/help.out" || fail "artist help exited non-zero" "$tmp/help.out"
