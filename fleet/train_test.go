@@ -33,8 +33,8 @@ func train(dir string, sets ...string) error {
 }
 
 // reference is the in-process run that the runs on servers must repeat:
-// rollout.trajectory_seeds samples each trajectory on its own, request by
-// request, as the servers do.
+// the batched engine samples each trajectory from the stream a server
+// samples it from (rollout.Streams).
 var reference struct {
 	once sync.Once
 	dir  string
@@ -50,7 +50,7 @@ func referenceRun(t *testing.T) string {
 			return
 		}
 		reference.dir = dir
-		reference.err = train(dir, "rollout.trajectory_seeds=true")
+		reference.err = train(dir)
 	})
 	if reference.err != nil {
 		t.Fatalf("in-process run: %v", reference.err)
@@ -380,7 +380,7 @@ func TestStaleOnServersMatchesInProcess(t *testing.T) {
 	}
 	stale := []string{"grpo.max_staleness=1", "grpo.steps=3"}
 	ref := t.TempDir()
-	if err := train(ref, append(stale, "rollout.trajectory_seeds=true")...); err != nil {
+	if err := train(ref, stale...); err != nil {
 		t.Fatal(err)
 	}
 	a := startServer(t, serverCheckpoint(t))

@@ -43,12 +43,6 @@ type Config struct {
 	// segment per request with the prompt as token ids (default none: in
 	// process). Only the trainer reads it.
 	Servers []string `yaml:"servers,omitempty"`
-	// TrajectorySeeds samples each training trajectory on its own, in
-	// process, request by request as rollout servers do (default false:
-	// the batch decodes in one session from one random stream), so that a
-	// run gives the trajectories it gives with Servers. Only the trainer
-	// reads it; with Servers it is implied.
-	TrajectorySeeds bool `yaml:"trajectory_seeds"`
 	// WeightSync is how the trainer gives Servers new weights before a
 	// step's rollouts (default "sglang"). "sglang": it writes them to a
 	// new folder under the run folder and has each server load it (POST

@@ -120,7 +120,9 @@ type row struct {
 	stop  StopReason     // how that turn ended, while replying
 	loop  *toolLoop      // the trajectory's tool side: session, calls, turns
 	turns []string       // rendered later user turns of the task, in order
-	rng   *rand.Rand     // the stream the row samples from
+	seed  int64          // the trajectory's stream (Streams.Trajectory)
+	segs  int            // segments begun so far
+	rng   *rand.Rand     // the current segment's stream (segmentRNG)
 	msgs  []chat.Message // with Engine.Chat: the conversation so far
 	chat  *Chat          // Engine.Chat with the task's tools, or nil
 	err   error          // a turn that could not be rendered; Run fails with it
@@ -144,7 +146,7 @@ type runner struct {
 	toolLimit           int // with Chat: the most tokens of one rendered tool turn
 }
 
-// Run samples Config.GroupSize trajectories per task and returns them
+// RunStreams samples Config.GroupSize trajectories per task and returns them
 // grouped contiguously: trajectory j*G+g belongs to tasks[j] and has
 // Group j. All sequences decode together in one Session: the first Step
 // feeds every prompt as a chunk, each later Step feeds the tokens a row
@@ -175,30 +177,26 @@ type runner struct {
 // trajectory holds the cut one. A code block closed by the last budgeted
 // model token still runs its call; the row then stops with StopLength.
 //
-// Sampled tokens come from rng, one Float64 per generating row per step
-// in row order (none when greedy), so a seed fixes the trajectories
-// whatever the goroutine timing, given a deterministic policy and tool.
-// Run returns an error if ctx ends, the configuration is invalid, a
-// session's Step fails (a sequence over the policy's context: see
-// CheckContext) or the policy returns unusable logits; it panics if rng is nil and
+// Trajectory g of tasks[j] samples from its own stream, that of
+// Streams.Trajectory(First+j, g) (see Streams): one Float64 per token,
+// from a fresh stream at each segment, so a seed fixes the trajectories
+// whatever the goroutine timing, the other tasks of the call, or where
+// they decode (in process or on servers), given a deterministic policy
+// and tool.
+func (e *Engine) RunStreams(ctx context.Context, tasks []envs.Task, s Streams) ([]*Trajectory, error) {
+	return e.run(ctx, tasks, s)
+}
+
+// Run is RunStreams with StreamsFrom(rng). It panics if rng is nil and
 // Config.Temperature is not 0.
 func (e *Engine) Run(ctx context.Context, tasks []envs.Task, rng *rand.Rand) ([]*Trajectory, error) {
-	return e.run(ctx, tasks, func(int) *rand.Rand { return rng })
-}
-
-// RunGroups is Run with one stream per task: the rows of tasks[j]'s
-// group sample from rngs[j], one Float64 per generating row per step in
-// row order, so a group's trajectories do not depend on the other tasks
-// of the call. Data-parallel training uses it to split a batch's groups
-// among processes without changing what each group samples.
-func (e *Engine) RunGroups(ctx context.Context, tasks []envs.Task, rngs []*rand.Rand) ([]*Trajectory, error) {
-	if len(rngs) != len(tasks) {
-		return nil, fmt.Errorf("rollout: RunGroups got %d streams for %d tasks", len(rngs), len(tasks))
+	if rng == nil && e.Config.Temperature != 0 {
+		panic("rollout: Run needs a seeded *rand.Rand unless temperature is 0")
 	}
-	return e.run(ctx, tasks, func(j int) *rand.Rand { return rngs[j] })
+	return e.run(ctx, tasks, StreamsFrom(rng))
 }
 
-func (e *Engine) run(ctx context.Context, tasks []envs.Task, rngOf func(task int) *rand.Rand) ([]*Trajectory, error) {
+func (e *Engine) run(ctx context.Context, tasks []envs.Task, streams Streams) ([]*Trajectory, error) {
 	r, err := e.newRunner()
 	if err != nil {
 		return nil, err
@@ -207,10 +205,8 @@ func (e *Engine) run(ctx context.Context, tasks []envs.Task, rngOf func(task int
 	if err != nil {
 		return nil, err
 	}
-	for _, w := range rows {
-		if w.rng = rngOf(w.traj.Group); w.rng == nil && r.cfg.Temperature != 0 {
-			panic("rollout: Run needs a seeded *rand.Rand unless temperature is 0")
-		}
+	for i, w := range rows {
+		w.seed = streams.Trajectory(streams.First+w.traj.Group, i%r.cfg.GroupSize)
 	}
 	if len(rows) == 0 {
 		return []*Trajectory{}, nil
@@ -458,7 +454,7 @@ func (r *runner) step(logits [][]float32, rows []*row, active []int) error {
 	us := make([]float64, len(active))
 	if r.sampler.temperature != 0 {
 		for k := range us {
-			us[k] = rows[active[k]].rng.Float64()
+			us[k] = rows[active[k]].draw()
 		}
 	}
 	toks := make([]int, len(active))
@@ -483,6 +479,17 @@ func (r *runner) step(logits [][]float32, rows []*row, active []int) error {
 		}
 	}
 	return nil
+}
+
+// draw is the row's next uniform: from a fresh segment stream when the
+// row starts generating after text the policy did not write (the prompt,
+// a tool result, a user turn), else from the current one.
+func (w *row) draw() float64 {
+	if t := w.traj; w.rng == nil || !t.Kinds[len(t.Kinds)-1].Sampled() {
+		w.rng = segmentRNG(w.seed, w.segs)
+		w.segs++
+	}
+	return w.rng.Float64()
 }
 
 // advance records a sampled token and moves the row's state machine.

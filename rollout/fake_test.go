@@ -126,10 +126,13 @@ func turns(segs ...string) nextFunc {
 // depends on the row and position, plus peak on the first token of what
 // next says to write (EOS when it says nothing). A large peak makes it a
 // one-hot script; a small one makes a noisy model that sampling steers.
+// With rowless the jitter ignores the row, so a sequence gets the same
+// logits in any session.
 type scriptPolicy struct {
-	tok  *charTok
-	next nextFunc
-	peak float32
+	tok     *charTok
+	next    nextFunc
+	peak    float32
+	rowless bool
 
 	mu       sync.Mutex
 	sessions []*scriptSession
@@ -150,6 +153,9 @@ func (p *scriptPolicy) Context() int { return 0 }
 func (p *scriptPolicy) logits(row int, seq []int, promptLen int) []float32 {
 	V := len(p.tok.vocab)
 	out := make([]float32, V)
+	if p.rowless {
+		row = 0
+	}
 	for v := range out {
 		out[v] = float32((v*31+row*17+len(seq)*7)%13) / 13
 	}

@@ -59,18 +59,14 @@ func SegmentSeed(seed int64, k int) int64 {
 // tokens go through the row's state machine one by one, exactly as the
 // batched path feeds them, and the tokens after the one that paused or
 // ended the row are dropped. Tool calls and user replies run between
-// requests, in the trajectory's goroutine. Request k of trajectory i
-// samples from SegmentSeed(seed_i, k), where seed_i is drawn by
-// Int63 from the row's stream, in row order, before any request (0 for
-// every row when greedy), so the trajectories depend on the seed alone, not on timing or
-// on which server answered.
+// requests, in the trajectory's goroutine. Request k of a trajectory
+// samples from SegmentSeed(seed, k), seed its Streams.Trajectory, which is
+// the stream the batched path draws its segment k from: the trajectories
+// depend on the Streams alone, not on timing, on which server answered,
+// or on whether they decode here or in the batched path. (The two part
+// only if a request stops at a stop string where the row does not pause;
+// Format.StopStrings are the row's pause tags, so they do not.)
 func (e *Engine) runSegments(ctx context.Context, r *runner, rows []*row, report *reporter) ([]*Trajectory, error) {
-	seeds := make([]int64, len(rows))
-	for i, w := range rows {
-		if w.rng != nil && r.cfg.Temperature != 0 {
-			seeds[i] = w.rng.Int63()
-		}
-	}
 	workers := e.Parallel
 	if workers <= 0 || workers > len(rows) {
 		workers = len(rows)
@@ -88,7 +84,7 @@ func (e *Engine) runSegments(ctx context.Context, r *runner, rows []*row, report
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				if err := r.runRow(ctx, rows[i], seeds[i]); err != nil {
+				if err := r.runRow(ctx, rows[i], rows[i].seed); err != nil {
 					once.Do(func() { firstErr = fmt.Errorf("rollout: sequence %d: %w", i, err); cancel() })
 					continue
 				}

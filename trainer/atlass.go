@@ -108,11 +108,12 @@ func (r *Run) renderChat(msgs []openai.ChatMessage) (string, error) {
 // (drawn as drawBatch's first draw draws them) each go through the phases
 // with the policy, sampling from the stream atlass/phases of (seed, step),
 // one task after another so that the database grows in task order; then
-// each task's group is rolled out with its tools, sampling from rng, and
+// each task's group is rolled out with its tools, from the streams of
+// (seed, "grpo", step) as drawBatch samples them, and
 // scored. Each group is one engine run of G rows, since its tools and
 // prompt are its own. Every rollout is trained on. The phases' time is
 // added to m's timing/atlass_s and their counts to m (atlassStats.put).
-func (r *Run) atlassBatch(ctx context.Context, step int, rng *rand.Rand, m Metrics) (*stepBatch, error) {
+func (r *Run) atlassBatch(ctx context.Context, step int, m Metrics) (*stepBatch, error) {
 	tasks := r.Train.Sample(r.taskRNG("grpo", step), r.Cfg.GRPO.BatchSize)
 	pipe := r.atlass.pipe
 	pipe.Chat = r.phaseChat(stepRNG(r.Cfg.Seed, "atlass/phases", step))
@@ -130,7 +131,7 @@ func (r *Run) atlassBatch(ctx context.Context, step int, rng *rand.Rand, m Metri
 		}
 		m["timing/atlass_s"] += time.Since(t0).Seconds()
 		t0 = time.Now()
-		trajs, fit, err := r.solveGroup(ctx, task, tools, rng)
+		trajs, fit, err := r.solveGroup(ctx, task, tools, r.streams("grpo", step, i))
 		if err != nil {
 			return nil, err
 		}
@@ -161,10 +162,10 @@ func (r *Run) atlassBatch(ctx context.Context, step int, rng *rand.Rand, m Metri
 }
 
 // solveGroup rolls out rollout.group_size trajectories of task on the
-// solver's engine (solverEngine), sampling from rng.
-func (r *Run) solveGroup(ctx context.Context, task envs.Task, tools []toollib.Tool, rng *rand.Rand) (_ []*rollout.Trajectory, fit bool, _ error) {
+// solver's engine (solverEngine), sampling from s.
+func (r *Run) solveGroup(ctx context.Context, task envs.Task, tools []toollib.Tool, s rollout.Streams) (_ []*rollout.Trajectory, fit bool, _ error) {
 	e, fit := r.solverEngine(ctx, task, tools)
-	trajs, err := e.Run(ctx, []envs.Task{task}, rng)
+	trajs, err := e.RunStreams(ctx, []envs.Task{task}, s)
 	if err != nil {
 		return nil, false, fmt.Errorf("atlass: solve task %s: %w", task.ID, err)
 	}

@@ -198,7 +198,7 @@ func TestAtlassBatch(t *testing.T) {
 				t.Errorf("the log does not say the phases run and generated tools are %s:\n%s", want, log.String())
 			}
 			m := Metrics{}
-			b, err := r.atlassBatch(context.Background(), 1, stepRNG(cfg.Seed, "grpo", 1), m)
+			b, err := r.atlassBatch(context.Background(), 1, m)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -44,7 +44,7 @@ type fresh struct{ r *Run }
 
 func (f fresh) batch(ctx context.Context, step int, m Metrics) (*stepBatch, *rand.Rand, error) {
 	rng := stepRNG(f.r.Cfg.Seed, "grpo", step)
-	b, err := f.r.drawStep(ctx, step, step, rng, m)
+	b, err := f.r.drawStep(ctx, step, step, m)
 	return b, rng, err
 }
 

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand"
 	"time"
 
 	"github.com/artist-rl/artist/collective"
@@ -30,11 +29,11 @@ import (
 // shards each batch's sequences the same way, and evaluations shard the
 // held-out tasks. Rank 0 alone writes the run folder.
 //
-// A launched run samples each group from its own stream (seed, phase,
-// step, group), so what a group samples does not depend on which rank
-// holds it: runs at different numbers of ranks draw the same batches and
-// differ only in the order of the gradient sums. A run without a launcher
-// keeps the one stream per step of Engine.Run.
+// Every trajectory samples from its own stream (rollout.Streams: seed,
+// phase, step, group, sample), so what a group samples does not depend on
+// which rank holds it: runs at any number of ranks, and without a
+// launcher, draw the same batches and differ only in the order of the
+// gradient sums.
 
 // dist is the reducer of a rank of a data-parallel job.
 type dist struct {
@@ -154,15 +153,6 @@ func shard(n, rank, size int) (lo, hi int) {
 	return lo, hi
 }
 
-// groupRNGs are the sampling streams of groups lo..hi-1 of a phase step.
-func (r *Run) groupRNGs(phase string, step, lo, hi int) []*rand.Rand {
-	rngs := make([]*rand.Rand, 0, hi-lo)
-	for g := lo; g < hi; g++ {
-		rngs = append(rngs, stepRNG(r.Cfg.Seed, fmt.Sprintf("%s/group-%d", phase, g), step))
-	}
-	return rngs
-}
-
 // scored is one trajectory as the ranks exchange it: the task's index in
 // the call's task list (the task itself every rank has), the trajectory
 // without its task, and its reward.
@@ -220,7 +210,7 @@ func (d *dist) rolloutShare(ctx context.Context, r *Run, eng *rollout.Engine, ta
 	if lo == hi {
 		return out, nil
 	}
-	trajs, err := eng.RunGroups(ctx, tasks[lo:hi], r.groupRNGs(phase, step, lo, hi))
+	trajs, err := eng.RunStreams(ctx, tasks[lo:hi], r.streams(phase, step, lo))
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +227,7 @@ func (d *dist) rolloutShare(ctx context.Context, r *Run, eng *rollout.Engine, ta
 // rollout rolls out and scores this rank's share of the draw's groups,
 // each group from its own stream, then every rank appends the whole draw
 // to b in the one-process order.
-func (d *dist) rollout(ctx context.Context, r *Run, b *stepBatch, tasks []envs.Task, _ *rand.Rand, phase string, step int, m Metrics) error {
+func (d *dist) rollout(ctx context.Context, r *Run, b *stepBatch, tasks []envs.Task, phase string, step int, m Metrics) error {
 	if phase == "grpo" {
 		clear(d.mine) // a new step
 	}
@@ -271,7 +261,7 @@ func (d *dist) evaluate(ctx context.Context, r *Run, eng *rollout.Engine, tasks 
 	var local []scored
 	for clo := lo; clo < hi; clo += evalChunk {
 		chi := min(clo+evalChunk, hi)
-		trajs, err := eng.RunGroups(ctx, tasks[clo:chi], r.groupRNGs("eval", 0, clo, chi))
+		trajs, err := eng.RunStreams(ctx, tasks[clo:chi], r.streams("eval", 0, clo))
 		if err != nil {
 			return EvalResult{}, nil, fmt.Errorf("trainer: eval: %w", err)
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -132,7 +133,8 @@ func TestMPIRefusesDifferentConfigs(t *testing.T) {
 
 // TestMPITrain is tests (b) and (c): 20 steps at -np 2 end with the same
 // weights on both ranks (the run checks it), within 1e-4 relative of
-// -np 1, and bit-identical on a rerun; a rank killed mid-step ends the
+// -np 1 and of the same config without a launcher, and bit-identical on a
+// rerun; a rank killed mid-step ends the
 // job within 30 s naming the rank, leaves only intact checkpoints, and a
 // restart ends with the uninterrupted run's weights.
 func TestMPITrain(t *testing.T) {
@@ -155,6 +157,15 @@ func TestMPITrain(t *testing.T) {
 	t.Logf("20 steps: -np 2 vs -np 1 weights differ by %.2e relative", d)
 	if d > 1e-4 {
 		t.Errorf("-np 2 weights differ from -np 1 by %.2e relative, want <= 1e-4", d)
+	}
+	alone := t.TempDir() // the same config in one process, without a launcher
+	if _, err := Train(context.Background(), distConfig(t, alone), io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	d = relDiff(checkpointWeights(t, final(two)), checkpointWeights(t, final(alone)))
+	t.Logf("20 steps: -np 2 vs no launcher weights differ by %.2e relative", d)
+	if d > 1e-4 {
+		t.Errorf("-np 2 weights differ from the run without a launcher by %.2e relative, want <= 1e-4", d)
 	}
 
 	killed := t.TempDir()

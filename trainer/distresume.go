@@ -2,7 +2,6 @@ package trainer
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -93,9 +92,6 @@ func (d *dist) gatherStatus(st *trainerState, err error, only int) ([]rankStatus
 	return all, nil
 }
 
-// errSampling refuses to mix the two ways of sampling a step.
-var errSampling = errors.New("trainer: resume: a run without a launcher samples each step from one stream, a launched run each group from its own")
-
 // checkRanks compares the number of ranks that wrote the checkpoint with
 // this job's.
 func (d *dist) checkRanks(r *Run, st *trainerState) error {
@@ -105,7 +101,7 @@ func (d *dist) checkRanks(r *Run, st *trainerState) error {
 	n := d.c.Size()
 	switch {
 	case st.Ranks == 0:
-		return fmt.Errorf("%w: %s was trained by one process without a launcher; resume it the same way or start a new run_dir", errSampling, r.Cfg.RunDir)
+		fmt.Fprintf(r.out, "resuming a run of one process without a launcher on %d ranks: the batches and their sampling streams are the same, only the order of the gradient sums changes, so the weights follow the one-process run to rounding, not bit for bit\n", n)
 	case st.Ranks != n:
 		fmt.Fprintf(r.out, "resuming a run of %d ranks on %d: the batches and their sampling streams are the same, only the order of the gradient sums changes, so the weights follow the %d-rank run to rounding, not bit for bit\n", st.Ranks, n, st.Ranks)
 	}

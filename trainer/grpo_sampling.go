@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"math/rand"
 	"slices"
 
 	"github.com/artist-rl/artist/envs"
@@ -118,19 +117,18 @@ type stepBatch struct {
 // which rounding can make true for equal rewards). Every stream derives
 // from (seed, step), so a resumed run draws what the uninterrupted one
 // drew.
-func (r *Run) drawBatch(ctx context.Context, step int, rng *rand.Rand, m Metrics) (*stepBatch, error) {
+func (r *Run) drawBatch(ctx context.Context, step int, m Metrics) (*stepBatch, error) {
 	g := r.Cfg.GRPO
 	G := r.Cfg.Rollout.GroupSize
 	b := &stepBatch{parts: map[string]float64{}}
 	for d := 0; ; d++ {
-		name, sampleRNG := "grpo", rng
+		name := "grpo"
 		if d > 0 {
 			name = fmt.Sprintf("grpo/draw-%d", d)
-			sampleRNG = stepRNG(r.Cfg.Seed, name, step)
 		}
 		tasks := r.Train.Sample(r.taskRNG(name, step), g.BatchSize)
 		lo := len(b.trajs)
-		if err := r.rolloutInto(ctx, b, tasks, sampleRNG, name, step, m); err != nil {
+		if err := r.rolloutInto(ctx, b, tasks, name, step, m); err != nil {
 			return nil, err
 		}
 		b.draws++
@@ -171,8 +169,8 @@ func pickGroups(rewards []float64, groupSize, lo, want int, train []int) (_ []in
 // scores them and appends them to b, adding the time spent to m's
 // timing/rollout_s and timing/reward_s. A data-parallel run splits the
 // groups among its ranks (reducer.rollout).
-func (r *Run) rolloutInto(ctx context.Context, b *stepBatch, tasks []envs.Task, rng *rand.Rand, phase string, step int, m Metrics) error {
-	return r.red.rollout(ctx, r, b, tasks, rng, phase, step, m)
+func (r *Run) rolloutInto(ctx context.Context, b *stepBatch, tasks []envs.Task, phase string, step int, m Metrics) error {
+	return r.red.rollout(ctx, r, b, tasks, phase, step, m)
 }
 
 // scoreDraw appends trajs to b with their rewards (scoreOne).

@@ -11,7 +11,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math/rand"
 	"time"
 
 	"github.com/artist-rl/artist/envs"
@@ -41,11 +40,11 @@ type reducer interface {
 	// logProbs is model.LogProbs of seqs (trajs[j] the trajectory of
 	// seqs[j]), each process computing those of its own trajectories.
 	logProbs(model *policy.Model, trajs []*rollout.Trajectory, seqs [][]int) ([][]float32, error)
-	// rollout rolls out and scores the tasks of one draw of r (phase
-	// names its streams, rng the one-process stream) and appends the
-	// whole draw to b, in the one-process order, adding the time spent
-	// to m's timing/rollout_s and timing/reward_s.
-	rollout(ctx context.Context, r *Run, b *stepBatch, tasks []envs.Task, rng *rand.Rand, phase string, step int, m Metrics) error
+	// rollout rolls out and scores the tasks of one draw of r, sampling
+	// from the streams of (seed, phase, step) (rollout.Streams), and
+	// appends the whole draw to b, in the one-process order, adding the
+	// time spent to m's timing/rollout_s and timing/reward_s.
+	rollout(ctx context.Context, r *Run, b *stepBatch, tasks []envs.Task, phase string, step int, m Metrics) error
 	// evaluate rolls out samples per task of tasks with eng and scores
 	// the whole.
 	evaluate(ctx context.Context, r *Run, eng *rollout.Engine, tasks []envs.Task, samples int) (EvalResult, []*rollout.Trajectory, error)
@@ -89,10 +88,10 @@ func (solo) logProbs(model *policy.Model, _ []*rollout.Trajectory, seqs [][]int)
 	return model.LogProbs(seqs)
 }
 
-// rollout runs the draw from the one stream rng (Engine.Run).
-func (solo) rollout(ctx context.Context, r *Run, b *stepBatch, tasks []envs.Task, rng *rand.Rand, _ string, _ int, m Metrics) error {
+// rollout runs the whole draw in this process.
+func (solo) rollout(ctx context.Context, r *Run, b *stepBatch, tasks []envs.Task, phase string, step int, m Metrics) error {
 	t0 := time.Now()
-	trajs, err := r.rolloutEngine(r.Cfg.Rollout).Run(ctx, tasks, rng)
+	trajs, err := r.rolloutEngine(r.Cfg.Rollout).RunStreams(ctx, tasks, r.streams(phase, step, 0))
 	if err != nil {
 		return err
 	}
@@ -103,16 +102,15 @@ func (solo) rollout(ctx context.Context, r *Run, b *stepBatch, tasks []envs.Task
 	return nil
 }
 
-// evaluate rolls the tasks out in chunks of evalChunk from the stream
-// (seed, "eval", 0).
+// evaluate rolls the tasks out in chunks of evalChunk from the streams
+// of (seed, "eval", 0).
 func (solo) evaluate(ctx context.Context, r *Run, eng *rollout.Engine, tasks []envs.Task, samples int) (EvalResult, []*rollout.Trajectory, error) {
-	rng := stepRNG(r.Cfg.Seed, "eval", 0)
 	var all []*rollout.Trajectory
 	bar := r.evalBar(len(tasks))
 	defer bar.Clear()
 	for lo := 0; lo < len(tasks); lo += evalChunk {
 		hi := min(lo+evalChunk, len(tasks))
-		trajs, err := eng.Run(ctx, tasks[lo:hi], rng)
+		trajs, err := eng.RunStreams(ctx, tasks[lo:hi], r.streams("eval", 0, lo))
 		if err != nil {
 			return EvalResult{}, nil, fmt.Errorf("trainer: eval: %w", err)
 		}
@@ -123,12 +121,12 @@ func (solo) evaluate(ctx context.Context, r *Run, eng *rollout.Engine, tasks []e
 	return r.score(all, samples), all, nil
 }
 
-// resume refuses a checkpoint of a launched job, whose groups sampled
-// from streams of their own.
+// resume resumes any checkpoint, a launched job's too: its groups sampled
+// from the streams this process samples them from (rollout.Streams).
 func (solo) resume(r *Run) (*trainerState, error) {
 	st, err := r.resume()
 	if err == nil && st != nil && st.Ranks > 0 {
-		return nil, fmt.Errorf("trainer: resume: %s was trained on %d ranks under an MPI launcher, whose groups sample from their own streams: resume it under mpirun (any number of ranks) or start a new run_dir", r.Cfg.RunDir, st.Ranks)
+		fmt.Fprintf(r.out, "resuming a run of %d ranks in one process: the batches and their sampling streams are the same, only the order of the gradient sums changes, so the weights follow the %d-rank run to rounding, not bit for bit\n", st.Ranks, st.Ranks)
 	}
 	return st, err
 }

@@ -3,6 +3,8 @@ package trainer
 import (
 	"hash/fnv"
 	"math/rand"
+
+	"github.com/artist-rl/artist/rollout"
 )
 
 // stepRNG returns the random source of one phase step. Deriving it from
@@ -27,4 +29,10 @@ func stepRNG(seed int64, phase string, step int) *rand.Rand {
 func (r *Run) taskRNG(phase string, step int) *rand.Rand {
 	seed := r.Cfg.Seed ^ r.Tasks.TaskSeed()<<32
 	return stepRNG(seed, "tasks/"+phase, step)
+}
+
+// streams are the sampling streams of a rollout call of phase at step
+// whose first task is the batch's group first (rollout.Streams).
+func (r *Run) streams(phase string, step, first int) rollout.Streams {
+	return rollout.Streams{Seed: r.Cfg.Seed, Phase: phase, Step: step, First: first}
 }

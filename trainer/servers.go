@@ -12,7 +12,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"time"
 
@@ -155,17 +154,13 @@ func (r *Run) push(ctx context.Context, dir string, step int, sha string) error 
 }
 
 // rolloutEngine is the engine of the training rollouts: r.Engine, through
-// the servers when the run has them, or trajectory by trajectory in
-// process with rollout.trajectory_seeds.
+// the servers when the run has them. Either samples the same trajectories
+// from the same streams (rollout.Streams).
 func (r *Run) rolloutEngine(rc rollout.Config) *rollout.Engine {
 	e := r.Engine(rc)
 	e.Progress = r.stepBar.hook() // nil off a terminal
-	switch {
-	case r.servers != nil:
+	if r.servers != nil {
 		e.Completer = r.servers.fleet
-	case rc.TrajectorySeeds:
-		e.Completer = rollout.LocalCompleter{Policy: e.Policy, Tokenizer: r.Tok}
-		e.Parallel = runtime.GOMAXPROCS(0)
 	}
 	return e
 }

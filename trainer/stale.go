@@ -120,7 +120,7 @@ func (p *staleRollouts) run(ctx context.Context, view *Run) {
 		out := produced{step: s, version: v, m: Metrics{}, rng: stepRNG(view.Cfg.Seed, "grpo", s)}
 		// Servers load version v as weight_version v+1, the step that
 		// samples from it in the synchronous loop.
-		out.b, out.err = view.drawStep(ctx, s, v+1, out.rng, out.m)
+		out.b, out.err = view.drawStep(ctx, s, v+1, out.m)
 		select {
 		case p.out <- out:
 		case <-ctx.Done():

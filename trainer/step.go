@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand"
 	"time"
 
 	"github.com/artist-rl/artist/internal/sysmem"
@@ -109,8 +108,8 @@ func (r *Run) stepStats(trajs []*rollout.Trajectory, m Metrics, start time.Time)
 }
 
 // drawStep gives the servers the weights labelled push (syncServers) and
-// rolls out and scores step's groups from r.Model, sampling with rng.
-func (r *Run) drawStep(ctx context.Context, step, push int, rng *rand.Rand, m Metrics) (*stepBatch, error) {
+// rolls out and scores step's groups from r.Model.
+func (r *Run) drawStep(ctx context.Context, step, push int, m Metrics) (*stepBatch, error) {
 	if err := r.syncServers(ctx, push, m); err != nil {
 		return nil, fmt.Errorf("trainer: step %d: %w", step, err)
 	}
@@ -119,7 +118,7 @@ func (r *Run) drawStep(ctx context.Context, step, push int, rng *rand.Rand, m Me
 	if r.atlass != nil {
 		draw = r.atlassBatch // the policy's phases provide each task's tools
 	}
-	b, err := draw(ctx, step, rng, m)
+	b, err := draw(ctx, step, m)
 	if err != nil {
 		return nil, fmt.Errorf("trainer: step %d: rollout: %w", step, err)
 	}
