@@ -7,7 +7,6 @@ package policy
 import (
 	"fmt"
 	"runtime"
-	"sync"
 
 	"github.com/artist-rl/artist/policy/backend"
 	G "gorgonia.org/gorgonia"
@@ -238,20 +237,7 @@ func (tg *trainGraph) addGrads(m *Model) error {
 // parallelChunks runs fn over [0, n) in contiguous chunks on up to
 // GOMAXPROCS goroutines when n is large enough to pay for them.
 func parallelChunks(n int, fn func(lo, hi int)) {
-	workers := min(runtime.GOMAXPROCS(0), n/(1<<15))
-	if workers <= 1 {
-		fn(0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(w*n/workers, (w+1)*n/workers)
-		}()
-	}
-	wg.Wait()
+	backend.Split(n, min(runtime.GOMAXPROCS(0), n/(1<<15)), fn)
 }
 
 // backed wraps Param.Data in a tensor without copying it.

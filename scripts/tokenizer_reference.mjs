@@ -27,6 +27,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 
+import { agree, onigSplit, pieces } from "./qwen_split.mjs";
+
 const [modules, outFile] = process.argv.slice(2);
 if (!modules || !outFile || !outFile.endsWith("corpus.jsonl.gz")) {
   console.error("usage: node tokenizer_reference.mjs NODE_MODULES_DIR DIR/corpus.jsonl.gz");
@@ -224,28 +226,6 @@ function edge() {
 
 const makers = [prose, code, latex, digits, cjk, emoji, whitespace, special, unicodeMix];
 const mixed = () => repeat(int(2, 5), () => pick(makers)()).join(pick(["", " ", "\n", "\n\n", "\t"]));
-
-// The Qwen2 split pattern as the reference runs it (JavaScript, ASCII-only
-// case folding of the contractions), and as HuggingFace tokenizers runs it
-// (Oniguruma: \s is Unicode White_Space, and (?i) folds U+017F to s).
-const ws = "\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
-const jsSplit = new RegExp(String.raw`'(?:[sS]|[tT]|[rR][eE]|[vV][eE]|[mM]|[lL][lL]|[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`, "gu");
-const onigSplit = new RegExp(String.raw`'(?:[sSſ]|[tT]|[rR][eE]|[vV][eE]|[mM]|[lL][lL]|[dD])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^${ws}\p{L}\p{N}]+[\r\n]*|[${ws}]*[\r\n]+|[${ws}]+(?![^${ws}])|[${ws}]+`, "gu");
-const pieces = (re, text) => {
-  const s = text.normalize("NFC");
-  const out = [];
-  let at = 0;
-  for (const m of s.matchAll(re)) {
-    if (m.index > at) out.push(s.slice(at, m.index));
-    out.push(m[0]);
-    at = m.index + m[0].length;
-  }
-  return out.join("\u0000");
-};
-
-// agree reports whether the reference splits s as HuggingFace tokenizers
-// does; only U+0085, U+FEFF and 'ſ can make them differ.
-const agree = (s) => pieces(jsSplit, s) === pieces(onigSplit, s);
 
 const corpus = [...edge()];
 for (let i = 0; i < 230; i++) for (const m of makers) corpus.push(m());

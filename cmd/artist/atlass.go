@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/artist-rl/artist/atlass"
 	"github.com/artist-rl/artist/envs"
@@ -25,15 +24,14 @@ const atlassUsage = `usage: artist atlass -policy URL -model NAME [-db FILE] [-o
 
 // atlassFlags are the flags of artist atlass.
 type atlassFlags struct {
-	url, model, apiKeyEnv, apiKey string
-	db, out, tasks, id            string
-	maxAttempts, retries, cands   int
-	autoApprove                   bool
-	temp                          float64
-	seed                          int64
-	maxTokens, maxCalls           int
-	timeout                       time.Duration
-	httpRetries                   int
+	url, model                  string
+	db, out, tasks, id          string
+	maxAttempts, retries, cands int
+	autoApprove                 bool
+	temp                        float64
+	seed                        int64
+	maxTokens, maxCalls         int
+	clientFlags
 }
 
 func parseAtlassFlags(args []string, stderr io.Writer) (atlassFlags, []string, error) {
@@ -42,7 +40,6 @@ func parseAtlassFlags(args []string, stderr io.Writer) (atlassFlags, []string, e
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.url, "policy", "", "the OpenAI-compatible chat-completions server at `URL` that plays every phase")
 	fs.StringVar(&f.model, "model", "", "model `NAME` sent to the server")
-	fs.StringVar(&f.apiKeyEnv, "api-key-env", "", "send the API key held by the environment variable `NAME` as a bearer token")
 	fs.StringVar(&f.db, "db", "tools.db", "the tool database `FILE` (SQLite; created when missing)")
 	fs.StringVar(&f.out, "out", "atlass-out", "write one transcript per task (ID.json) into `DIR`")
 	fs.StringVar(&f.id, "id", "task", "the `ID` of the task text: its transcript is DIR/ID.json, its tools' provenance names it")
@@ -55,8 +52,7 @@ func parseAtlassFlags(args []string, stderr io.Writer) (atlassFlags, []string, e
 	fs.Int64Var(&f.seed, "seed", 1, "sampling seed")
 	fs.IntVar(&f.maxTokens, "max-tokens", 2048, "completion tokens per phase request, and the solver's budget over all its requests")
 	fs.IntVar(&f.maxCalls, "max-calls", 8, "code tool calls the solver may make per task")
-	fs.DurationVar(&f.timeout, "timeout", openai.DefaultTimeout, "the longest one request may take")
-	fs.IntVar(&f.httpRetries, "retries", openai.DefaultRetries, "how often a request that failed with 429, 5xx, a timeout or a lost connection is sent again (with backoff)")
+	f.clientFlags.register(fs, "")
 	if err := fs.Parse(args); err != nil {
 		return f, nil, errUsage
 	}
@@ -73,10 +69,8 @@ func parseAtlassFlags(args []string, stderr io.Writer) (atlassFlags, []string, e
 	if f.maxAttempts < 1 || f.retries < 0 || f.cands < 1 || f.maxTokens < 1 || f.maxCalls < 0 {
 		problems = append(problems, "-max-attempts, -candidates and -max-tokens must be at least 1, -phase-retries and -max-calls at least 0")
 	}
-	if f.apiKeyEnv != "" {
-		if f.apiKey = os.Getenv(f.apiKeyEnv); f.apiKey == "" {
-			problems = append(problems, "-api-key-env "+f.apiKeyEnv+": the variable is empty or unset: export the key in it")
-		}
+	if p := f.readKey(); p != "" {
+		problems = append(problems, p)
 	}
 	if len(problems) > 0 {
 		fmt.Fprintf(stderr, "artist atlass: %s\n%s\n", strings.Join(problems, "; "), atlassUsage)
@@ -137,11 +131,7 @@ func runAtlass(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 // atlassPipeline wires the server, the database and the code tool.
 func atlassPipeline(f atlassFlags, db *toollib.DB, code envs.Tool) *atlass.Pipeline {
-	retries := f.httpRetries
-	if retries == 0 {
-		retries = -1 // 0 means none here, the default in openai.Client
-	}
-	client := &openai.Client{URL: f.url, Timeout: f.timeout, Retries: retries, APIKey: f.apiKey}
+	client := &openai.Client{URL: f.url, Timeout: f.timeout, Retries: f.requestRetries(), APIKey: f.apiKey}
 	rc := atlass.SolverConfig()
 	rc.MaxResponseTokens, rc.MaxToolCalls, rc.Temperature = f.maxTokens, f.maxCalls, f.temp
 	phaseRetries := f.retries
@@ -150,7 +140,7 @@ func atlassPipeline(f atlassFlags, db *toollib.DB, code envs.Tool) *atlass.Pipel
 	}
 	return &atlass.Pipeline{
 		Chat: &atlass.ClientChat{Client: client, Model: f.model, Temperature: openai.Ptr(f.temp), MaxTokens: openai.Ptr(f.maxTokens), Seed: openai.Ptr(f.seed)},
-		Solver: &atlass.ChatSolver{URL: f.url, Model: f.model, APIKey: f.apiKey, Timeout: f.timeout, Retries: retries,
+		Solver: &atlass.ChatSolver{URL: f.url, Model: f.model, APIKey: f.apiKey, Timeout: f.timeout, Retries: f.requestRetries(),
 			Config: rc, Format: format.DefaultFormat(), Seed: f.seed},
 		DB: db, Code: code,
 		Retries: phaseRetries, MaxAttempts: f.maxAttempts, Candidates: f.cands,

@@ -6,32 +6,28 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/artist-rl/artist/checkpoint"
 	"github.com/artist-rl/artist/envs/family"
 	"github.com/artist-rl/artist/envs/library"
 	"github.com/artist-rl/artist/evalbench"
-	"github.com/artist-rl/artist/openai"
 	"github.com/artist-rl/artist/trainer"
 )
 
 // evalFlags are the flags of artist eval.
 type evalFlags struct {
 	ckpt, bench, data, out, url, model string
-	api, apiKeyEnv                     string // -policy: the endpoint kind; where the API key is
+	api                                string // -policy: the endpoint kind
 	n, limit                           int
 	temp                               float64
 	seed                               int64
 	force                              bool // run past a memory plan that does not fit
 	sets                               sets
-	user                               userFlags     // -user-policy, -user-model, -user-checkpoint
-	apiKey                             string        // read from -api-key-env
-	timeout                            time.Duration // per request to a -policy server
-	retries, parallel                  int
+	user                               userFlags // -user-policy, -user-model, -user-checkpoint
+	clientFlags                                  // -api-key-env, -timeout, -retries of a -policy server
+	parallel                           int
 	prompting, library                 string // -prompting art: demonstrations of -library before each task
 	demoK                              int
 	demoSelect                         string   // -select: how -prompting art ranks them
@@ -91,12 +87,10 @@ func (f *evalFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.temp, "temperature", 1, "sampling temperature; 0 is greedy; held-out default: the config's eval.temperature (greedy by default), as training evaluates")
 	fs.IntVar(&f.limit, "limit", 0, "evaluate the first N tasks of each set (0: all)")
 	fs.Int64Var(&f.seed, "seed", 1, "with -bench, sampling seed")
-	fs.DurationVar(&f.timeout, "timeout", openai.DefaultTimeout, "with -policy, the longest one request may take")
-	fs.IntVar(&f.retries, "retries", openai.DefaultRetries, "with -policy, how often a request that failed with 429, 5xx, a timeout or a lost connection is sent again (with backoff)")
+	f.clientFlags.register(fs, "with -policy, ")
 	fs.IntVar(&f.parallel, "parallel", 8, "with -policy, the most trajectories (so requests) in flight")
 	fs.IntVar(&f.parallel, "concurrency", 8, "with -policy, the same as -parallel")
 	fs.StringVar(&f.api, "api", "completions", "with -policy, the server's `API`: completions (our tag format on /v1/completions) or chat (/v1/chat/completions with native tool calls)")
-	fs.StringVar(&f.apiKeyEnv, "api-key-env", "", "with -policy, send the API key held by the environment variable `NAME` as a bearer token")
 	fs.StringVar(&f.prompting, "prompting", "", "`MODE`: art (the -k demonstrations of -library most similar to each task before it: ART prompting) or plain (none); default: as the config says (prompt.demos)")
 	fs.StringVar(&f.library, "library", "", "with -prompting art, the task library `FILE`")
 	fs.IntVar(&f.demoK, "k", 3, "with -prompting art, demonstrations per task")
@@ -138,11 +132,9 @@ func (f *evalFlags) check(stderr io.Writer) error {
 		fmt.Fprintln(stderr, "artist eval: -api chat needs -policy URL")
 		return errUsage
 	}
-	if f.apiKeyEnv != "" {
-		if f.apiKey = os.Getenv(f.apiKeyEnv); f.apiKey == "" {
-			fmt.Fprintf(stderr, "artist eval: -api-key-env %s: the variable is empty or unset: export the key in it\n", f.apiKeyEnv)
-			return errUsage
-		}
+	if p := f.readKey(); p != "" {
+		fmt.Fprintln(stderr, "artist eval: "+p)
+		return errUsage
 	}
 	return nil
 }
@@ -160,7 +152,7 @@ func (f *evalFlags) badNumber() string {
 		{f.temp < 0, "temperature", f.temp, ">= 0 (0 is greedy)"},
 		{f.limit < 0, "limit", f.limit, ">= 0 (0 is every task)"},
 		{f.timeout <= 0, "timeout", f.timeout, "> 0"},
-		{f.retries < 0, "retries", f.retries, ">= 0"},
+		{f.httpRetries < 0, "retries", f.httpRetries, ">= 0"},
 		{f.parallel < 1, "parallel", f.parallel, ">= 1"},
 	}
 	for _, c := range checks {

@@ -54,7 +54,7 @@ func openBenchPolicy(ctx context.Context, f evalFlags, fam family.Bencher, stder
 		p := &benchPolicy{cfg: cfg}
 		p.newGen = func(tool envs.Tool) evalbench.Generator {
 			return evalbench.Remote{Remote: &rollout.Remote{URL: f.url, Model: f.model, Client: httpClient(f), Tool: tool, Format: cfg.Format, Config: rc,
-				Prompt: art.ForFamily(fam.Name()).Render(prompt), UserTurn: userTurn, Timeout: f.timeout, Retries: retries(f), Parallel: f.parallel}}
+				Prompt: art.ForFamily(fam.Name()).Render(prompt), UserTurn: userTurn, Timeout: f.timeout, Retries: f.requestRetries(), Parallel: f.parallel}}
 		}
 		p.newChat = chatGenerator(f, cfg.Format, rc, cfg.Prompt.System, art)
 		return p, nil
@@ -77,7 +77,7 @@ func openBenchPolicy(ctx context.Context, f evalFlags, fam family.Bencher, stder
 	}
 	p.newGen = func(tool envs.Tool) evalbench.Generator {
 		return evalbench.Remote{Remote: &rollout.Remote{URL: f.url, Model: f.model, Client: httpClient(f), Tool: tool, Format: r.Cfg.Format, Config: rc,
-			Tokenizer: r.Tok, Prompt: eng.Prompt, UserTurn: rollout.TextTurn(eng.UserTurn), Timeout: f.timeout, Retries: retries(f), Parallel: f.parallel}}
+			Tokenizer: r.Tok, Prompt: eng.Prompt, UserTurn: rollout.TextTurn(eng.UserTurn), Timeout: f.timeout, Retries: f.requestRetries(), Parallel: f.parallel}}
 	}
 	art, err := trainer.OpenArtPrompt(r.Cfg)
 	if err != nil {
@@ -104,7 +104,7 @@ func chatGenerator(f evalFlags, format format.Format, rc rollout.Config, system 
 			ad = artChat{ad, art.ForFamily(b.Family.Name())}
 		}
 		return chatGen{&rollout.RemoteChat{URL: f.url, Model: f.model, APIKey: f.apiKey, Tool: tool, Format: format, Config: rc,
-			Chat: ad, Timeout: f.timeout, Retries: retries(f), Parallel: f.parallel}}, nil
+			Chat: ad, Timeout: f.timeout, Retries: f.requestRetries(), Parallel: f.parallel}}, nil
 	}
 }
 
@@ -115,15 +115,6 @@ func httpClient(f evalFlags) *http.Client {
 		return nil
 	}
 	return &http.Client{Transport: bearer{key: f.apiKey, next: http.DefaultTransport}}
-}
-
-// retries is -retries as rollout.Remote reads it (0 there means the
-// default; -retries 0 means none).
-func retries(f evalFlags) int {
-	if f.retries == 0 {
-		return -1
-	}
-	return f.retries
 }
 
 // tool returns the tool of the kind the benchmark's family runs

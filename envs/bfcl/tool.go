@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/envs/family"
 )
 
 var (
@@ -110,18 +111,13 @@ func (s *Session) Call(ctx context.Context, input string) envs.Result {
 	if err != nil {
 		return errorResult(fmt.Sprintf("cannot parse the call: %v; %s", err, callSyntax))
 	}
-	res := envs.Result{Status: envs.StatusOK}
 	lines := make([]string, len(cs))
 	for i, c := range cs {
 		s.calls = append(s.calls, c.String())
 		s.refused = s.refused || s.env.withheld[c.Name]
 		lines[i] = s.env.ExecuteCall(c)
-		if strings.HasPrefix(lines[i], ErrorPrefix) && res.Status == envs.StatusOK {
-			res.Status, res.Error = envs.StatusError, lines[i]
-		}
 	}
-	res.Output = strings.Join(lines, "\n")
-	return res
+	return family.BlockResult(lines, func(l string) bool { return strings.HasPrefix(l, ErrorPrefix) })
 }
 
 // StartTurn offers the functions withheld until turn or an earlier turn,

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/envs/family"
 	"github.com/artist-rl/artist/internal/pyval"
 	"github.com/artist-rl/artist/rollout"
 	"github.com/artist-rl/artist/rollout/format"
@@ -195,18 +196,13 @@ func (s *Session) Call(ctx context.Context, input string) envs.Result {
 	if len(acts) == 0 {
 		return envs.Result{Status: envs.StatusEmpty, Output: "(no call)"}
 	}
-	res := envs.Result{Status: envs.StatusOK}
 	lines := make([]string, len(acts))
 	for i, a := range acts {
 		lines[i] = s.step(a)
-		if strings.HasPrefix(lines[i], "Error: ") || strings.HasPrefix(lines[i], "Unknown action ") {
-			if res.Status == envs.StatusOK {
-				res.Status, res.Error = envs.StatusError, lines[i]
-			}
-		}
 	}
-	res.Output = strings.Join(lines, "\n")
-	return res
+	return family.BlockResult(lines, func(l string) bool {
+		return strings.HasPrefix(l, "Error: ") || strings.HasPrefix(l, "Unknown action ")
+	})
 }
 
 func (s *Session) step(a Action) string {

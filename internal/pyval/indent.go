@@ -24,45 +24,18 @@ func JSONIndentUnicode(v any, n int) (string, error) {
 	return b.String(), nil
 }
 
+// writeIndent writes v as json.dumps with indent does, each nesting level
+// indented by one more unit; nl is the newline and indentation of v's own
+// level.
 func writeIndent(b *strings.Builder, v any, unit, nl string, ascii bool) error {
 	inner := nl + unit
+	l := layout{open: inner, sep: "," + inner, close: nl}
+	item := func(e any) error { return writeIndent(b, e, unit, inner, ascii) }
 	switch x := v.(type) {
 	case []any:
-		if len(x) == 0 {
-			b.WriteString("[]")
-			return nil
-		}
-		b.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(inner)
-			if err := writeIndent(b, e, unit, inner, ascii); err != nil {
-				return err
-			}
-		}
-		b.WriteString(nl + "]")
+		return writeList(b, x, l, item)
 	case *Dict:
-		if x.Len() == 0 {
-			b.WriteString("{}")
-			return nil
-		}
-		b.WriteByte('{')
-		for i, k := range x.keys {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(inner)
-			writeKey(b, k, ascii)
-			b.WriteString(": ")
-			if err := writeIndent(b, x.at(k), unit, inner, ascii); err != nil {
-				return err
-			}
-		}
-		b.WriteString(nl + "}")
-	default:
-		return writeJSON(b, v, ascii)
+		return writeDict(b, x, l, func(k any) { writeKey(b, k, ascii) }, item)
 	}
-	return nil
+	return writeJSON(b, v, ascii)
 }

@@ -125,9 +125,9 @@ func writeJSON(b *strings.Builder, v any, ascii bool) error {
 	case string:
 		writeJSONString(b, x, ascii)
 	case []any:
-		return writeList(b, x, func(e any) error { return writeJSON(b, e, ascii) })
+		return writeList(b, x, flat, func(e any) error { return writeJSON(b, e, ascii) })
 	case *Dict:
-		return writeDict(b, x, func(k any) { writeKey(b, k, ascii) }, func(e any) error { return writeJSON(b, e, ascii) })
+		return writeDict(b, x, flat, func(k any) { writeKey(b, k, ascii) }, func(e any) error { return writeJSON(b, e, ascii) })
 	case Ellipsis:
 		return NotJSONError{"ellipsis"}
 	case ReprValue:
@@ -179,24 +179,16 @@ func writeKey(b *strings.Builder, k any, ascii bool) {
 	}
 }
 
+// jsonEscapes are the two-character escapes json.dumps writes.
+var jsonEscapes = map[rune]string{'"': `\"`, '\\': `\\`, '\n': `\n`, '\r': `\r`, '\t': `\t`, '\b': `\b`, '\f': `\f`}
+
 func writeJSONString(b *strings.Builder, s string, ascii bool) {
 	b.WriteByte('"')
 	for _, r := range s {
+		esc, short := jsonEscapes[r]
 		switch {
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\b':
-			b.WriteString(`\b`)
-		case r == '\f':
-			b.WriteString(`\f`)
+		case short:
+			b.WriteString(esc)
 		case r < 0x20:
 			fmt.Fprintf(b, `\u%04x`, r)
 		case r == 0x7f && ascii:

@@ -80,10 +80,10 @@ func writeRepr(b *strings.Builder, v any) {
 	case string:
 		b.WriteString(ReprString(x))
 	case []any:
-		_ = writeList(b, x, reprItem(b))
+		_ = writeList(b, x, flat, reprItem(b))
 	case *Dict:
 		item := reprItem(b)
-		_ = writeDict(b, x, func(k any) { _ = item(k) }, item)
+		_ = writeDict(b, x, flat, func(k any) { _ = item(k) }, item)
 	case Ellipsis:
 		b.WriteString("Ellipsis")
 	case ReprValue:
@@ -102,30 +102,45 @@ func reprItem(b *strings.Builder) func(any) error {
 	}
 }
 
-// writeList writes x as repr and json.dumps do, each item by item, with
-// ", " between items. It stops at the first error of item.
-func writeList(b *strings.Builder, x []any, item func(any) error) error {
-	b.WriteByte('[')
+// layout places the items of a non-empty list or dict: open after its
+// opening bracket, sep between items, close before its closing bracket.
+type layout struct{ open, sep, close string }
+
+// flat is the layout of repr and of json.dumps without indent.
+var flat = layout{sep: ", "}
+
+// writeList writes x as repr and json.dumps do, each item by item, laid
+// out by l; an empty list is []. It stops at the first error of item.
+func writeList(b *strings.Builder, x []any, l layout, item func(any) error) error {
+	if len(x) == 0 {
+		b.WriteString("[]")
+		return nil
+	}
+	b.WriteString("[" + l.open)
 	for i, e := range x {
 		if i > 0 {
-			b.WriteString(", ")
+			b.WriteString(l.sep)
 		}
 		if err := item(e); err != nil {
 			return err
 		}
 	}
-	b.WriteByte(']')
+	b.WriteString(l.close + "]")
 	return nil
 }
 
 // writeDict writes d as repr and json.dumps do, in insertion order: each
-// key by key, then ": " and its value by item, with ", " between entries.
-// It stops at the first error of item.
-func writeDict(b *strings.Builder, d *Dict, key func(any), item func(any) error) error {
-	b.WriteByte('{')
+// key by key, then ": " and its value by item, entries laid out by l; an
+// empty dict is {}. It stops at the first error of item.
+func writeDict(b *strings.Builder, d *Dict, l layout, key func(any), item func(any) error) error {
+	if len(d.keys) == 0 {
+		b.WriteString("{}")
+		return nil
+	}
+	b.WriteString("{" + l.open)
 	for i, k := range d.keys {
 		if i > 0 {
-			b.WriteString(", ")
+			b.WriteString(l.sep)
 		}
 		key(k)
 		b.WriteString(": ")
@@ -133,7 +148,7 @@ func writeDict(b *strings.Builder, d *Dict, key func(any), item func(any) error)
 			return err
 		}
 	}
-	b.WriteByte('}')
+	b.WriteString(l.close + "}")
 	return nil
 }
 
@@ -154,12 +169,8 @@ func ReprString(s string) string {
 		case r == q || r == '\\':
 			b.WriteByte('\\')
 			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
+		case reprEscapes[r] != "":
+			b.WriteString(reprEscapes[r])
 		case r < 0x20 || r == 0x7f:
 			fmt.Fprintf(&b, `\x%02x`, r)
 		case r >= 0x80 && !printable(r):
@@ -178,6 +189,10 @@ func ReprString(s string) string {
 	b.WriteRune(q)
 	return b.String()
 }
+
+// reprEscapes are the escapes str.__repr__ writes for control
+// characters other than \xhh.
+var reprEscapes = map[rune]string{'\n': `\n`, '\r': `\r`, '\t': `\t`}
 
 // printable approximates str.isprintable for non-ASCII runes: Python
 // counts every separator except the ASCII space as non-printable.

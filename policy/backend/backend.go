@@ -150,6 +150,21 @@ type Memory interface {
 	Download(dst []float32, src Tensor) error
 }
 
+// UploadMirror is Mirror for a device backend: it allocates a tensor of
+// len(x) values and uploads x into it, freeing the tensor when the upload
+// fails. An empty x gives the empty tensor, with no upload.
+func UploadMirror(m Memory, x []float32) (Tensor, error) {
+	t, err := m.Alloc(len(x))
+	if err != nil || len(x) == 0 {
+		return t, err
+	}
+	if err := m.Upload(t, x); err != nil {
+		m.Free(t)
+		return Tensor{}, err
+	}
+	return t, nil
+}
+
 // Kernels are the model's operations, forward and backward. Dimensions
 // follow the model's shape legend: N rows (one token each), C channels, H
 // and K query and key/value heads, D head dim, F MLP width, V vocab. Token

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"unsafe"
 
 	"github.com/ebitengine/purego"
 )
@@ -47,6 +48,19 @@ func (l *Library) Symbol(name string) (uintptr, error) {
 		return 0, fmt.Errorf("%s has no symbol %s: %w", l.Name, name, err)
 	}
 	return p, nil
+}
+
+// GoString copies the NUL-terminated C string at p ("" for nil), as a
+// library's functions return their names and messages.
+func GoString(p *byte) string {
+	if p == nil {
+		return ""
+	}
+	var b strings.Builder
+	for ; *p != 0; p = (*byte)(unsafe.Add(unsafe.Pointer(p), 1)) {
+		b.WriteByte(*p)
+	}
+	return b.String()
 }
 
 // Bind makes *fptr, a pointer to a func variable whose signature mirrors

@@ -2,6 +2,7 @@ package backend
 
 import (
 	"runtime"
+	"sync"
 	"sync/atomic"
 )
 
@@ -29,4 +30,20 @@ func Threads() int {
 // changes nothing that computes.
 func PinThreads(n int) (previous int) {
 	return int(pinned.Swap(int32(max(n, 0))))
+}
+
+// Split runs fn over [0, n) in workers contiguous chunks, [w·n/workers,
+// (w+1)·n/workers) for w < workers, each on its own goroutine, and
+// returns when all are done. With workers ≤ 1 it runs fn(0, n) inline.
+func Split(n, workers int, fn func(lo, hi int)) {
+	if workers <= 1 {
+		fn(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := w*n/workers, (w+1)*n/workers
+		wg.Go(func() { fn(lo, hi) })
+	}
+	wg.Wait()
 }

@@ -103,17 +103,7 @@ func (b *Backend) Alloc(n int) (backend.Tensor, error) {
 }
 
 // Mirror allocates a tensor and uploads x into it.
-func (b *Backend) Mirror(x []float32) (backend.Tensor, error) {
-	t, err := b.Alloc(len(x))
-	if err != nil {
-		return backend.Tensor{}, err
-	}
-	if err := b.Upload(t, x); err != nil {
-		b.Free(t)
-		return backend.Tensor{}, err
-	}
-	return t, nil
-}
+func (b *Backend) Mirror(x []float32) (backend.Tensor, error) { return backend.UploadMirror(b, x) }
 
 // Free returns t's block to the arena. It panics when t is not a block
 // that Alloc returned and that is live (a programmer error a device

@@ -74,25 +74,19 @@ func (b *Backend) fewRows(m, n, k int, a, w []float32, beta float32, y []float32
 		x = make([]float32, 4*k)
 		copy(x, a[:m*k])
 	}
-	workers := max(1, min(backend.Threads(), n/256))
-	var wg sync.WaitGroup
-	for p := range workers {
-		n0, n1 := p*n/workers, (p+1)*n/workers
-		wg.Go(func() {
-			var out [4]float32
-			for j := n0; j < n1; j++ {
-				dot4AVX2(k, &x[0], &w[j*k], &out[0])
-				for i := range m {
-					if beta == 0 {
-						y[i*n+j] = out[i]
-					} else {
-						y[i*n+j] = out[i] + beta*y[i*n+j]
-					}
+	backend.Split(n, min(backend.Threads(), n/256), func(n0, n1 int) {
+		var out [4]float32
+		for j := n0; j < n1; j++ {
+			dot4AVX2(k, &x[0], &w[j*k], &out[0])
+			for i := range m {
+				if beta == 0 {
+					y[i*n+j] = out[i]
+				} else {
+					y[i*n+j] = out[i] + beta*y[i*n+j]
 				}
 			}
-		})
-	}
-	wg.Wait()
+		}
+	})
 }
 
 // minSplit is the least m·n·k worth splitting among goroutines: about
@@ -109,29 +103,21 @@ func (b *Backend) gemmSplitMN(tA, tB blas.Transpose, m, n, k int, a []float32, l
 		b.blas.Sgemm(tA, tB, m, n, k, 1, a, lda, bm, ldb, beta, y, n)
 		return
 	}
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if m >= n {
-				i0, i1 := w*m/workers, (w+1)*m/workers
-				aw := a[i0:] // columns i0.. of a stored [k, m]
-				if tA == blas.NoTrans {
-					aw = a[i0*lda:] // rows i0.. of a
-				}
-				b.blas.Sgemm(tA, tB, i1-i0, n, k, 1, aw, lda, bm, ldb, beta, y[i0*n:], n)
-				return
+	backend.Split(max(m, n), workers, func(lo, hi int) {
+		if m >= n {
+			aw := a[lo:] // columns lo.. of a stored [k, m]
+			if tA == blas.NoTrans {
+				aw = a[lo*lda:] // rows lo.. of a
 			}
-			j0, j1 := w*n/workers, (w+1)*n/workers
-			bw := bm[j0:] // columns j0.. of b
-			if tB == blas.Trans {
-				bw = bm[j0*ldb:] // rows j0.. of b stored [n, k]
-			}
-			b.blas.Sgemm(tA, tB, m, j1-j0, k, 1, a, lda, bw, ldb, beta, y[j0:], n)
-		}()
-	}
-	wg.Wait()
+			b.blas.Sgemm(tA, tB, hi-lo, n, k, 1, aw, lda, bm, ldb, beta, y[lo*n:], n)
+			return
+		}
+		bw := bm[lo:] // columns lo.. of b
+		if tB == blas.Trans {
+			bw = bm[lo*ldb:] // rows lo.. of b stored [n, k]
+		}
+		b.blas.Sgemm(tA, tB, m, hi-lo, k, 1, a, lda, bw, ldb, beta, y[lo:], n)
+	})
 }
 
 // splitK returns how many workers should share the k dimension of a
@@ -157,11 +143,9 @@ func (b *Backend) gemmSplitK(m, n, k int, a, bm, y []float32) {
 	var wg sync.WaitGroup
 	for w := range workers {
 		k0, k1 := w*k/workers, (w+1)*k/workers
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			b.blas.Sgemm(blas.Trans, blas.NoTrans, m, n, k1-k0, 1, a[k0*m:], m, bm[k0*n:], n, 0, parts[w], n)
-		}()
+		})
 	}
 	wg.Wait()
 	for _, p := range parts[1:] {

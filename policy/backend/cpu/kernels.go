@@ -6,7 +6,6 @@ package cpu
 
 import (
 	"math"
-	"sync"
 
 	"github.com/artist-rl/artist/policy/backend"
 )
@@ -319,18 +318,8 @@ func LogSumExp(x []float32) float64 {
 // (n·cost, in rough flops) is too small to pay for goroutines.
 func parallelFor(n, cost int, fn func(lo, hi int)) {
 	workers := min(backend.Threads(), n)
-	if workers <= 1 || n*cost < 1<<15 {
-		fn(0, n)
-		return
+	if n*cost < 1<<15 {
+		workers = 1
 	}
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		lo, hi := w*n/workers, (w+1)*n/workers
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(lo, hi)
-		}()
-	}
-	wg.Wait()
+	backend.Split(n, workers, fn)
 }

@@ -6,7 +6,6 @@ package cpu
 import (
 	"fmt"
 	"os"
-	"strings"
 	"unsafe"
 
 	"github.com/ebitengine/purego"
@@ -70,7 +69,7 @@ func OpenOpenBLAS() (*Backend, error) {
 		if be.splitMN {
 			threads = backend.Threads()
 		}
-		return backend.Info{Name: "openblas", Threads: threads, LibraryThreads: lt, Core: cString(coreName()), Library: lib.Name}
+		return backend.Info{Name: "openblas", Threads: threads, LibraryThreads: lt, Core: backend.GoString(coreName()), Library: lib.Name}
 	}
 	return be, nil
 }
@@ -104,18 +103,6 @@ func threadsSet() bool {
 		}
 	}
 	return false
-}
-
-// cString copies a NUL-terminated C string.
-func cString(p *byte) string {
-	if p == nil {
-		return ""
-	}
-	var b strings.Builder
-	for ; *p != 0; p = (*byte)(unsafe.Add(unsafe.Pointer(p), 1)) {
-		b.WriteByte(*p)
-	}
-	return b.String()
 }
 
 // openBLAS calls OpenBLAS for Sgemm, Sgemv, Sger and their float64

@@ -94,7 +94,7 @@ func (d *driver) check(call string, r uintptr) error {
 	var name, desc *byte
 	purego.SyscallN(d.getErrorName, uintptr(code), uintptr(unsafe.Pointer(&name)))
 	purego.SyscallN(d.getErrorString, uintptr(code), uintptr(unsafe.Pointer(&desc)))
-	e := &cuError{call: call, name: goString(name), desc: goString(desc), code: code}
+	e := &cuError{call: call, name: backend.GoString(name), desc: backend.GoString(desc), code: code}
 	if e.name == "" {
 		e.name = fmt.Sprintf("CUresult %d", code)
 	}
@@ -108,18 +108,6 @@ func errCode(err error) int32 {
 		return e.code
 	}
 	return 0
-}
-
-// goString copies a NUL-terminated C string.
-func goString(p *byte) string {
-	if p == nil {
-		return ""
-	}
-	var b strings.Builder
-	for ; *p != 0; p = (*byte)(unsafe.Add(unsafe.Pointer(p), 1)) {
-		b.WriteByte(*p)
-	}
-	return b.String()
 }
 
 // version is the CUDA version the driver supports, e.g. "13.0".
@@ -170,7 +158,7 @@ func (d *driver) describeDevice() (dev int32, info deviceInfo, err error) {
 	if err := d.check("cuDeviceTotalMem", sys(d.deviceTotalMem, uintptr(unsafe.Pointer(&mem)), uintptr(dev))); err != nil {
 		return 0, info, err
 	}
-	info.name, info.memory = goString(&name[0]), int64(mem)
+	info.name, info.memory = backend.GoString(&name[0]), int64(mem)
 	return dev, info, nil
 }
 

@@ -65,17 +65,7 @@ func (b *Backend) Alloc(n int) (backend.Tensor, error) {
 }
 
 // Mirror allocates a device tensor and uploads x into it.
-func (b *Backend) Mirror(x []float32) (backend.Tensor, error) {
-	t, err := b.Alloc(len(x))
-	if err != nil || len(x) == 0 {
-		return t, err
-	}
-	if err := b.Upload(t, x); err != nil {
-		b.Free(t)
-		return backend.Tensor{}, err
-	}
-	return t, nil
-}
+func (b *Backend) Mirror(x []float32) (backend.Tensor, error) { return backend.UploadMirror(b, x) }
 
 // Free releases a tensor Alloc or Mirror returned: its memory goes back
 // to the backend's pool, for later allocations of its size (see pool),
