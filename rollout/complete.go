@@ -45,7 +45,19 @@ type Completion struct {
 // a stop, not as Length. The session holds len(prompt)+MaxTokens tokens;
 // the caller keeps that within the model's context.
 func Complete(ctx context.Context, p Policy, tok Tokenizer, prompt []int, cfg CompleteConfig, rng *rand.Rand) (Completion, error) {
-	if len(prompt) == 0 || cfg.MaxTokens < 1 {
+	if len(prompt) == 0 {
+		return Completion{}, errors.New("rollout: Complete needs a prompt")
+	}
+	sess := p.NewSession(1, len(prompt)+cfg.MaxTokens)
+	defer closeSession(sess)
+	return completeIn(ctx, sess, tok, prompt, cfg, rng)
+}
+
+// completeIn is Complete on sess, a session of one sequence that may
+// hold earlier tokens already: feed (not empty) goes first. Every sampled
+// token but the last is fed to sess.
+func completeIn(ctx context.Context, sess Session, tok Tokenizer, feed []int, cfg CompleteConfig, rng *rand.Rand) (Completion, error) {
+	if len(feed) == 0 || cfg.MaxTokens < 1 {
 		return Completion{}, errors.New("rollout: Complete needs a prompt and max tokens ≥ 1")
 	}
 	if !(cfg.TopP > 0 && cfg.TopP <= 1) || !(cfg.Temperature >= 0) {
@@ -60,9 +72,6 @@ func Complete(ctx context.Context, p Policy, tok Tokenizer, prompt []int, cfg Co
 		longest = max(longest, len(s))
 	}
 	stops := StopIDs(tok)
-	sess := p.NewSession(1, len(prompt)+cfg.MaxTokens)
-	defer closeSession(sess)
-	feed := prompt
 	var c Completion
 	var text strings.Builder
 	for len(c.Tokens) < cfg.MaxTokens {

@@ -38,6 +38,16 @@ type Config struct {
 	// ToolTimeout is the deadline of one tool call (default 2s, written
 	// as a duration string such as "500ms").
 	ToolTimeout time.Duration `yaml:"tool_timeout"`
+	// Batching is how the trainer decodes its rollouts in process (without
+	// Servers): "lockstep" (default) steps the whole batch in one session,
+	// so a row's tool call or long answer holds the others; "continuous"
+	// gives each trajectory a row of a continuous batcher (Batcher, as
+	// artist serve decodes its requests), kept across its tool calls, and
+	// each decode step takes whichever rows are ready. Both sample each
+	// trajectory from its own streams (Streams), so they give the same
+	// trajectories up to the rounding of differently shaped matrix
+	// products. Only the trainer reads it.
+	Batching string `yaml:"batching"`
 	// Servers are the base addresses of OpenAI-compatible rollout servers
 	// (artist serve, SGLang, vLLM) that sample the training rollouts, a
 	// segment per request with the prompt as token ids (default none: in
@@ -76,8 +86,15 @@ func DefaultConfig() Config {
 		TopP:              1.0,
 		ToolTimeout:       2 * time.Second,
 		WeightSync:        SyncSGLang,
+		Batching:          BatchLockstep,
 	}
 }
+
+// The values of Config.Batching.
+const (
+	BatchLockstep   = "lockstep"
+	BatchContinuous = "continuous"
+)
 
 // minResultTokens leaves room for a head, a truncation mark and a tail.
 const minResultTokens = 4
@@ -113,6 +130,11 @@ func (c Config) Validate() error {
 		if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
 			add("servers: %q is not a server address: write http://host:port, e.g. -set rollout.servers=[http://127.0.0.1:8080]", u)
 		}
+	}
+	switch c.Batching {
+	case "", BatchLockstep, BatchContinuous: // "": a Config not from DefaultConfig
+	default:
+		add("batching %q is unknown: use %s (the default) or %s", c.Batching, BatchLockstep, BatchContinuous)
 	}
 	switch c.WeightSync {
 	case "", SyncSGLang: // "": a Config not from DefaultConfig

@@ -182,7 +182,7 @@ func (e *Engine) run(ctx context.Context, tasks []envs.Task, streams Streams) ([
 	defer closeTools(rows)
 	report := newReporter(e.Progress, len(rows))
 	if e.Completer != nil {
-		return e.runSegments(ctx, r, rows, report)
+		return e.runSegments(ctx, r, rows, maxLen, report)
 	}
 	sess := e.Policy.NewSession(len(rows), maxLen)
 	defer closeSession(sess)

@@ -198,6 +198,31 @@ func (s *scriptSession) Step(feed [][]int) ([][]float32, error) {
 	return out, nil
 }
 
+// Add and Reset make a scriptSession the Rows of a Batcher.
+func (s *scriptSession) Add() int {
+	s.seqs, s.promptLen = append(s.seqs, nil), append(s.promptLen, 0)
+	return len(s.seqs) - 1
+}
+
+func (s *scriptSession) Reset(i int) { s.seqs[i], s.promptLen[i] = nil, 0 }
+
+func (s *scriptSession) Size() int { return len(s.seqs) }
+
+// fed is how many tokens the policy's sessions were fed in all.
+func (p *scriptPolicy) fed() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for _, s := range p.sessions {
+		for _, step := range s.feeds {
+			for _, f := range step {
+				n += len(f)
+			}
+		}
+	}
+	return n
+}
+
 // toolFunc adapts a function to envs.Tool.
 type toolFunc func(ctx context.Context, input string) envs.Result
 

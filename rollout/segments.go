@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
+	"slices"
 	"sync"
 )
 
@@ -42,6 +43,68 @@ func (c LocalCompleter) Complete(ctx context.Context, req SegmentRequest) (Compl
 	return Complete(ctx, c.Policy, c.Tokenizer, req.Prompt, req.Config, rand.New(rand.NewSource(req.Seed)))
 }
 
+// RowOpener is a Completer that can keep what one trajectory's requests
+// share (its tokens in a KV cache) from one request to the next. The
+// engine opens a row per trajectory and sends that trajectory's requests
+// to it, in order.
+type RowOpener interface {
+	Completer
+	// OpenRow returns the Completer of one trajectory's requests, which
+	// hold at most maxLen tokens, and the function that releases it.
+	OpenRow(maxLen int) (Completer, func())
+}
+
+// LocalRows is LocalCompleter as a RowOpener: each trajectory keeps one
+// session of the policy (on a Batcher's Policy: one row of the batch).
+type LocalRows LocalCompleter
+
+// Complete is LocalCompleter's.
+func (c LocalRows) Complete(ctx context.Context, req SegmentRequest) (Completion, error) {
+	return LocalCompleter(c).Complete(ctx, req)
+}
+
+// OpenRow keeps one session of the policy for the trajectory: a request
+// whose prompt extends what the session holds feeds only the new tokens
+// (the last sampled one, a tool result, a user turn), as the batched
+// engine does; any other starts a new session.
+func (c LocalRows) OpenRow(maxLen int) (Completer, func()) {
+	r := &localRow{c: LocalCompleter(c), maxLen: maxLen}
+	return r, r.close
+}
+
+// localRow is LocalCompleter's row: sess holds held, every token of the
+// trajectory so far but the last one sampled.
+type localRow struct {
+	c      LocalCompleter
+	maxLen int
+	sess   Session
+	held   []int
+}
+
+func (r *localRow) Complete(ctx context.Context, req SegmentRequest) (Completion, error) {
+	feed := req.Prompt
+	if r.sess != nil && len(r.held) < len(feed) && slices.Equal(r.held, feed[:len(r.held)]) {
+		feed = feed[len(r.held):]
+	} else {
+		r.close()
+		r.sess = r.c.Policy.NewSession(1, max(r.maxLen, len(req.Prompt)+req.Config.MaxTokens))
+	}
+	comp, err := completeIn(ctx, r.sess, r.c.Tokenizer, feed, req.Config, rand.New(rand.NewSource(req.Seed)))
+	if err != nil {
+		r.close()
+		return comp, err
+	}
+	r.held = append(slices.Clone(req.Prompt), comp.Tokens[:len(comp.Tokens)-1]...)
+	return comp, nil
+}
+
+func (r *localRow) close() {
+	if r.sess != nil {
+		closeSession(r.sess)
+	}
+	r.sess, r.held = nil, nil
+}
+
 // SegmentSeed is the seed of request k of the trajectory whose seed is
 // seed (splitmix64 of the pair), so that consecutive requests draw from
 // unrelated streams.
@@ -66,7 +129,10 @@ func SegmentSeed(seed int64, k int) int64 {
 // or on whether they decode here or in the batched path. (The two part
 // only if a request stops at a stop string where the row does not pause;
 // Format.StopStrings are the row's pause tags, so they do not.)
-func (e *Engine) runSegments(ctx context.Context, r *runner, rows []*row, report *reporter) ([]*Trajectory, error) {
+//
+// With a RowOpener each trajectory's requests go to a row of its own,
+// which holds at most maxLen tokens.
+func (e *Engine) runSegments(ctx context.Context, r *runner, rows []*row, maxLen int, report *reporter) ([]*Trajectory, error) {
 	workers := e.Parallel
 	if workers <= 0 || workers > len(rows) {
 		workers = len(rows)
@@ -84,7 +150,7 @@ func (e *Engine) runSegments(ctx context.Context, r *runner, rows []*row, report
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				if err := r.runRow(ctx, rows[i], rows[i].seed); err != nil {
+				if err := r.runRow(ctx, rows[i], maxLen); err != nil {
 					once.Do(func() { firstErr = fmt.Errorf("rollout: sequence %d: %w", i, err); cancel() })
 					continue
 				}
@@ -109,8 +175,16 @@ func (e *Engine) runSegments(ctx context.Context, r *runner, rows []*row, report
 	return r.collect(rows)
 }
 
-// runRow drives one row to its end through the engine's Completer.
-func (r *runner) runRow(ctx context.Context, w *row, seed int64) error {
+// runRow drives one row to its end through the engine's Completer (a row
+// of it, for a RowOpener).
+func (r *runner) runRow(ctx context.Context, w *row, maxLen int) error {
+	comp := r.e.Completer
+	if o, ok := comp.(RowOpener); ok {
+		c, release := o.OpenRow(maxLen)
+		defer release()
+		comp = c
+	}
+	seed := w.seed
 	stops := r.e.Format.StopStrings()
 	for k := 0; w.state != done; {
 		if err := ctx.Err(); err != nil {
@@ -128,15 +202,15 @@ func (r *runner) runRow(ctx context.Context, w *row, seed int64) error {
 		req := SegmentRequest{Prompt: w.traj.Tokens, Seed: SegmentSeed(seed, k), Config: CompleteConfig{
 			MaxTokens: r.cfg.MaxResponseTokens - w.model, Temperature: r.cfg.Temperature, TopP: r.cfg.TopP, Stop: stops}}
 		k++
-		comp, err := r.e.Completer.Complete(ctx, req)
+		c, err := comp.Complete(ctx, req)
 		if err != nil {
 			return err
 		}
-		if len(comp.Tokens) == 0 || len(comp.LogProbs) != len(comp.Tokens) {
-			return fmt.Errorf("completer answered %d tokens with %d log-probs", len(comp.Tokens), len(comp.LogProbs))
+		if len(c.Tokens) == 0 || len(c.LogProbs) != len(c.Tokens) {
+			return fmt.Errorf("completer answered %d tokens with %d log-probs", len(c.Tokens), len(c.LogProbs))
 		}
-		for j, tok := range comp.Tokens {
-			r.advance(w, tok, comp.LogProbs[j])
+		for j, tok := range c.Tokens {
+			r.advance(w, tok, c.LogProbs[j])
 			if w.state != generating {
 				break
 			}

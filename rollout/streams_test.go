@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/rollout/format"
@@ -89,5 +90,52 @@ func TestStreamsSegmentsMatchBatched(t *testing.T) {
 	}
 	if calls == 0 || differ == 0 {
 		t.Fatalf("%d calls, %d neighbours that differ: the test samples nothing worth comparing", calls, differ)
+	}
+}
+
+// TestContinuousMatchesBatched: on a Batcher (continuous batching, a row
+// per trajectory kept across its tool calls) the engine samples what the
+// lockstep engine samples from the same Streams, feeding the policy the
+// same tokens (nothing is fed twice), with rows sharing steps.
+func TestContinuousMatchesBatched(t *testing.T) {
+	tok := taggedTok()
+	next := turns("<think>add</think><code>fmt.Println({prompt})</code>", "<answer>{out}</answer>")
+	e, p := setup(tok, wholeText(next), 8, calc, func(cfg *Config) { cfg.GroupSize, cfg.MaxResponseTokens = 8, 60 })
+	p.rowless = true
+	tasks := []envs.Task{{ID: "a", Prompt: "2+3"}, {ID: "b", Prompt: "4+5"}}
+	s := Streams{Seed: 3, Phase: "grpo", Step: 2}
+	want, err := e.RunStreams(context.Background(), tasks, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lockstepFed := p.fed()
+	p.sessions = nil
+	b := NewBatcher(func() Rows { return p.NewSession(0, 0).(*scriptSession) }, 0, len(tok.vocab))
+	cont := *e
+	cont.Completer = LocalRows{Policy: b.Policy(context.Background()), Tokenizer: tok}
+	got, err := cont.RunStreams(context.Background(), tasks, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	for i := range want {
+		if !slices.Equal(got[i].Tokens, want[i].Tokens) || !slices.Equal(got[i].LogProbs, want[i].LogProbs) || got[i].Stop != want[i].Stop {
+			t.Errorf("trajectory %d:\n continuous %q %s\n lockstep   %q %s", i, got[i].Response, got[i].Stop, want[i].Response, want[i].Stop)
+		}
+		calls += len(want[i].Calls)
+	}
+	if calls == 0 {
+		t.Fatal("no tool calls: the test compares nothing worth comparing")
+	}
+	if fed := p.fed(); fed != lockstepFed {
+		t.Errorf("continuous batching fed %d tokens, lockstep %d", fed, lockstepFed)
+	}
+	if st := b.Stats(); st.Widest < 2 {
+		t.Errorf("batcher %+v: no step decoded two rows", st)
+	}
+	for deadline := time.Now().Add(5 * time.Second); !b.Idle(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("rows left in the batcher after the run")
+		}
 	}
 }

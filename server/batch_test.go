@@ -149,15 +149,15 @@ func TestBatchInvariance(t *testing.T) {
 			shared := false
 			var rows, steps int
 			for try := 0; try < tries && !shared; try++ {
-				before := s.current().batch.stats()
+				before := s.current().batch.Stats()
 				together := concurrently(t, s, srv.URL, reqs)
-				after := s.current().batch.stats()
+				after := s.current().batch.Stats()
 				for i := range reqs {
 					if !reflect.DeepEqual(together[i], alone[i]) {
 						t.Fatalf("try %d, request %d (%v): together %+v, alone %+v", try, i, reqs[i], together[i], alone[i])
 					}
 				}
-				steps, rows = after.steps-before.steps, after.rows-before.rows
+				steps, rows = after.Steps-before.Steps, after.Rows-before.Rows
 				shared = rows > steps
 			}
 			if !shared {
@@ -193,7 +193,7 @@ func TestBatchJoinMidDecode(t *testing.T) {
 				want = append(want, completeIDs(t, srv.URL, r))
 			}
 			b := s.current().batch
-			before := b.stats()
+			before := b.Stats()
 			armed.Store(true) // the long request pauses generation after its first token
 			res, cancel := openStream(t, srv.URL, tc.long)
 			defer cancel()
@@ -216,7 +216,7 @@ func TestBatchJoinMidDecode(t *testing.T) {
 					t.Errorf("joiner %d: %+v, alone %+v", i, got[i], want[i])
 				}
 			}
-			if st := b.stats(); st.widest < 2 || st.rows-before.rows <= st.steps-before.steps {
+			if st := b.Stats(); st.Widest < 2 || st.Rows-before.Rows <= st.Steps-before.Steps {
 				t.Errorf("stats %+v (before %+v): no step held the long request and a joiner", st, before)
 			}
 			waitEmpty(t, b)
@@ -252,7 +252,7 @@ func TestBatchCancel(t *testing.T) {
 	other := map[string]any{"prompt": []int{50, 43, 50, 10}, "max_tokens": min(100, long/2), "seed": 5, "temperature": 1}
 	want := completeIDs(t, srv.URL, other)
 	b := s.current().batch
-	before := b.stats()
+	before := b.Stats()
 	s.gate.pause()
 	type stream struct {
 		res    *http.Response
@@ -275,7 +275,7 @@ func TestBatchCancel(t *testing.T) {
 		t.Errorf("beside a cancelled request: %+v, alone %+v", g, want)
 	}
 	waitEmpty(t, b)
-	if rows := b.stats().rows - before.rows; rows >= long+len(want[0].IDs) {
+	if rows := b.Stats().Rows - before.Rows; rows >= long+len(want[0].IDs) {
 		t.Errorf("%d rows decoded: the cancelled request ran to its end", rows)
 	}
 }
@@ -308,16 +308,16 @@ func TestBatchChoices(t *testing.T) {
 			const tries = 5
 			shared := false
 			for try := 0; try < tries && !shared; try++ {
-				before := s.current().batch.stats()
+				before := s.current().batch.Stats()
 				got := concurrently(t, s, srv.URL, []map[string]any{req})[0]
 				if !reflect.DeepEqual(got, want) {
 					t.Fatalf("try %d, n=%d: %+v, one by one %+v", try, n, got, want)
 				}
-				st := s.current().batch.stats()
-				shared = st.widest >= 2 && st.rows-before.rows > st.steps-before.steps
+				st := s.current().batch.Stats()
+				shared = st.Widest >= 2 && st.Rows-before.Rows > st.Steps-before.Steps
 			}
 			if !shared {
-				t.Errorf("stats %+v: in %d tries the choices never shared a step", s.current().batch.stats(), tries)
+				t.Errorf("stats %+v: in %d tries the choices never shared a step", s.current().batch.Stats(), tries)
 			}
 		})
 	}
@@ -364,7 +364,7 @@ func TestBatchWeightSwap(t *testing.T) {
 			t.Errorf("request %d: weight_version %q", i, v)
 		}
 	}
-	if o, n := old.batch.stats(), s.current().batch.stats(); o.widest < 2 || n.widest < 2 {
+	if o, n := old.batch.Stats(), s.current().batch.Stats(); o.Widest < 2 || n.Widest < 2 {
 		t.Errorf("old batch %+v, new batch %+v: each version's requests should share steps", o, n)
 	}
 	waitEmpty(t, old.batch)
@@ -456,15 +456,12 @@ func streamIDs(chunks []openai.CompletionChunk) []int {
 }
 
 // waitEmpty fails unless every row leaves b within a few seconds.
-func waitEmpty(t *testing.T, b *batcher) {
+func waitEmpty(t *testing.T, b *rollout.Batcher) {
 	t.Helper()
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		b.mu.Lock()
-		active, running := b.active, b.running
-		b.mu.Unlock()
-		if active == 0 && !running {
+		if b.Idle() {
 			return
 		}
 	}
-	t.Errorf("rows still in the batch: %d", b.active)
+	t.Errorf("rows still in the batch: %+v", b.Stats())
 }

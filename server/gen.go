@@ -83,9 +83,7 @@ func (s *Server) modelGen(ctx context.Context, req genRequest, emit func(string,
 	}
 	var p rollout.Policy = req.w.policy
 	if p == nil {
-		bp := &batchPolicy{b: req.w.batch, ctx: ctx}
-		defer bp.leave()
-		p = bp
+		p = req.w.batch.Policy(ctx) // Complete's session is a row of the batch
 	}
 	comp, err := rollout.Complete(ctx, p, s.tok, req.prompt, cfg, rand.New(rand.NewSource(req.seed)))
 	if err != nil {

@@ -25,8 +25,8 @@ const defaultVersion = "default"
 // the weights under a request in flight.
 type weights struct {
 	model   *policy.Model
-	batch   *batcher       // decodes the requests on model together
-	policy  rollout.Policy // when set, decodes each request alone instead (tests script it)
+	batch   *rollout.Batcher // decodes the requests on model together
+	policy  rollout.Policy   // when set, decodes each request alone instead (tests script it)
 	version string
 	dir     string // the folder it was loaded from; "" for a model given to New
 	sha     string // SHA-256 of dir's model.safetensors; "" when unknown

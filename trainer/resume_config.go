@@ -31,9 +31,10 @@ import (
 //   - checkpoint.*: how often checkpoints are written and how many are
 //     kept; a resumed run is bit-identical to one that never stopped.
 //   - model.recompute: the same gradients bit for bit, for less memory.
-//   - rollout.servers, rollout.weight_sync, rollout.vllm_model_dir: where
-//     the steps ahead sample their rollouts (a run warm-started in
-//     process goes on with servers); the steps done are not touched.
+//   - rollout.servers, rollout.weight_sync, rollout.vllm_model_dir,
+//     rollout.batching: where and how the steps ahead decode their
+//     rollouts (a run warm-started in process goes on with servers); the
+//     steps done are not touched.
 var resumeKeys = map[string]string{
 	"grpo.steps":                 "the run trains to the new step count",
 	"eval.every":                 "evaluations only",
@@ -48,6 +49,7 @@ var resumeKeys = map[string]string{
 	"rollout.servers":            "where the steps ahead sample",
 	"rollout.weight_sync":        "where the steps ahead sample",
 	"rollout.vllm_model_dir":     "where the steps ahead sample",
+	"rollout.batching":           "how the steps ahead decode",
 }
 
 // keyDiff is one config key whose value differs between the run's record

@@ -1,22 +1,20 @@
-package server
+package rollout
 
-// Continuous batching: the requests decoding on one weights version share
-// one policy.Session, and every decode step is one Session.Step over the
-// rows ready for it. A request joins as a new row (its prompt is its
-// row's feed in the next step, beside the others' single tokens) and
-// leaves when it ends, is cancelled or fails; its slot is then reset for
-// the next request.
+// Continuous batching: sequences that come and go share one Rows session
+// (a KV cache of rows that can be added and reset), and every decode step
+// is one Step over the rows ready for it. A sequence joins as a new row
+// (its first feed goes in the next step, beside the others' single
+// tokens) and leaves when it ends, is cancelled or fails; its slot is then
+// reset for the next one. artist serve decodes its requests on one, and
+// the engine its trajectories (Engine.Completer = LocalCompleter over
+// Batcher.Policy).
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"runtime"
 	"sync"
 	"time"
-
-	"github.com/artist-rl/artist/policy"
-	"github.com/artist-rl/artist/rollout"
 )
 
 // A step waits for the rows still sampling their last token (or writing
@@ -32,20 +30,33 @@ const (
 	maxLinger = 10 * time.Millisecond
 )
 
-// batcher decodes every request on one model together. A goroutine (loop)
-// runs while rows are joined; it alone touches the session.
-type batcher struct {
-	m *policy.Model
+// Rows is a Session whose sequences can be added and reset: what a
+// continuous batcher decodes on. A *policy.Session is one.
+type Rows interface {
+	Session
+	Add() int    // appends an empty sequence and returns its index
+	Reset(i int) // empties sequence i for reuse
+	Size() int   // the sequences, empty ones included
+}
+
+// Batcher decodes sequences on one model together, as they come and go.
+// A goroutine (loop) runs while rows are joined; it alone touches the
+// session, which open makes when the first row joins and which is closed
+// when the last leaves.
+type Batcher struct {
+	open    func() Rows
+	context int // the most tokens of a sequence (Policy.Context)
+	vocab   int // token ids must be below it
 
 	mu      sync.Mutex
-	sess    *policy.Session // nil while no row is joined
-	slots   []*row          // row by session index; nil: free
-	free    []int           // free session indices
-	freed   []int           // indices of rows that left, to reset before reuse
-	joining []*row          // rows without an index yet
-	active  int             // rows joined and not left
-	ready   int             // rows whose feed waits for the next step
-	running bool            // loop runs
+	sess    Rows        // nil while no row is joined
+	slots   []*BatchRow // row by session index; nil: free
+	free    []int       // free session indices
+	freed   []int       // indices of rows that left, to reset before reuse
+	joining []*BatchRow // rows without an index yet
+	active  int         // rows joined and not left
+	ready   int         // rows whose feed waits for the next step
+	running bool        // loop runs
 	linger  time.Duration
 	turn    time.Duration // the longest recent time a row took between its steps, decaying
 	kick    chan struct{} // wakes loop; buffered 1
@@ -54,14 +65,17 @@ type batcher struct {
 	steps, widest, stepped int
 }
 
-func newBatcher(m *policy.Model) *batcher {
-	return &batcher{m: m, kick: make(chan struct{}, 1), linger: minLinger}
+// NewBatcher returns a batcher whose session open makes (for a model:
+// NewSession(0, its context)); sequences hold at most context tokens (0:
+// no limit), each below vocab.
+func NewBatcher(open func() Rows, context, vocab int) *Batcher {
+	return &Batcher{open: open, context: context, vocab: vocab, kick: make(chan struct{}, 1), linger: minLinger}
 }
 
-// row is one request's sequence in the batch: a rollout.Session of one
-// sequence for rollout.Complete.
-type row struct {
-	b      *batcher
+// BatchRow is one sequence in the batch: a Session of one sequence (for
+// Complete), which Close takes out of the batch.
+type BatchRow struct {
+	b      *Batcher
 	ctx    context.Context
 	slot   int       // session index; -1 until the loop gives one
 	maxLen int       // tokens the row may hold, as its NewSession asked
@@ -78,9 +92,14 @@ type stepResult struct {
 	err    error
 }
 
-// join adds a row for a sequence of at most maxLen tokens.
-func (b *batcher) join(ctx context.Context, maxLen int) *row {
-	r := &row{b: b, ctx: ctx, slot: -1, maxLen: maxLen, done: make(chan stepResult, 1)}
+// Join adds a row for a sequence of at most maxLen tokens (and at most
+// the batcher's context). Its Step gives up, with ctx's error, when ctx
+// ends first.
+func (b *Batcher) Join(ctx context.Context, maxLen int) *BatchRow {
+	if b.context > 0 {
+		maxLen = min(maxLen, b.context)
+	}
+	r := &BatchRow{b: b, ctx: ctx, slot: -1, maxLen: maxLen, done: make(chan stepResult, 1)}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.joining = append(b.joining, r)
@@ -92,8 +111,9 @@ func (b *batcher) join(ctx context.Context, maxLen int) *row {
 	return r
 }
 
-// leave takes r out of the batch; its index is reset before reuse.
-func (r *row) leave() {
+// Close takes r out of the batch; its index is reset before reuse. It
+// may be called more than once.
+func (r *BatchRow) Close() {
 	b := r.b
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -120,7 +140,7 @@ func (r *row) leave() {
 	b.wake()
 }
 
-func (b *batcher) wake() {
+func (b *Batcher) wake() {
 	select {
 	case b.kick <- struct{}{}:
 	default:
@@ -128,29 +148,29 @@ func (b *batcher) wake() {
 }
 
 // Step feeds feed[0] to the row in the batch's next step and returns its
-// logits (rollout.Session, for one sequence). It returns the context's
-// error when the request ends first.
-func (r *row) Step(feed [][]int) ([][]float32, error) {
+// logits (Session, for one sequence). It returns the context's error when
+// the row's context ends first.
+func (r *BatchRow) Step(feed [][]int) ([][]float32, error) {
 	if len(feed) != 1 {
-		panic(fmt.Sprintf("server: a batch row is one sequence, fed %d", len(feed)))
+		panic(fmt.Sprintf("rollout: a batch row is one sequence, fed %d", len(feed)))
 	}
 	f := feed[0]
 	if len(f) == 0 {
 		return [][]float32{nil}, nil
 	}
 	if n := r.held + len(f); n > r.maxLen {
-		return nil, fmt.Errorf("server: sequence would hold %d tokens, over its room %d", n, r.maxLen)
+		return nil, fmt.Errorf("rollout: sequence would hold %d tokens, over its room %d", n, r.maxLen)
 	}
 	for _, tok := range f {
-		if V := r.b.m.Config.VocabSize; tok < 0 || tok >= V {
-			return nil, fmt.Errorf("server: token %d outside the vocabulary [0, %d)", tok, V)
+		if V := r.b.vocab; tok < 0 || tok >= V {
+			return nil, fmt.Errorf("rollout: token %d outside the vocabulary [0, %d)", tok, V)
 		}
 	}
 	b := r.b
 	b.mu.Lock()
 	if r.left {
 		b.mu.Unlock()
-		return nil, fmt.Errorf("server: Step on a row that left the batch")
+		return nil, fmt.Errorf("rollout: Step on a row that left the batch")
 	}
 	r.feed, r.ready = f, true
 	if !r.back.IsZero() {
@@ -178,7 +198,7 @@ func (r *row) Step(feed [][]int) ([][]float32, error) {
 }
 
 // loop runs steps while rows are joined.
-func (b *batcher) loop() {
+func (b *Batcher) loop() {
 	for {
 		feed, rows := b.collect()
 		if rows == nil {
@@ -211,7 +231,7 @@ func (b *batcher) loop() {
 // linger has passed since the first, then gives indices to joining rows,
 // resets those of rows that left, and takes the ready rows' feeds. It
 // returns nil rows, and ends the loop, when no row is joined.
-func (b *batcher) collect() ([][]int, []*row) {
+func (b *Batcher) collect() ([][]int, []*BatchRow) {
 	var deadline time.Time
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
@@ -220,7 +240,7 @@ func (b *batcher) collect() ([][]int, []*row) {
 		if b.active == 0 {
 			b.running = false
 			if b.sess != nil {
-				b.sess.Close() // its caches, in device memory on a device backend
+				closeSession(b.sess) // its caches, in device memory on a device backend
 			}
 			b.sess, b.slots, b.free, b.freed = nil, nil, nil, nil
 			b.mu.Unlock()
@@ -250,9 +270,9 @@ func (b *batcher) collect() ([][]int, []*row) {
 
 // take (b.mu held, the loop between steps) settles indices and returns
 // the ready rows' feeds.
-func (b *batcher) take() ([][]int, []*row) {
+func (b *Batcher) take() ([][]int, []*BatchRow) {
 	if b.sess == nil {
-		b.sess = b.m.NewSession(0, b.m.Context())
+		b.sess = b.open()
 	}
 	for _, i := range b.freed {
 		b.sess.Reset(i)
@@ -270,7 +290,7 @@ func (b *batcher) take() ([][]int, []*row) {
 	}
 	b.joining = b.joining[:0]
 	feed := make([][]int, b.sess.Size())
-	var rows []*row
+	var rows []*BatchRow
 	for i, r := range b.slots {
 		if r != nil && r.ready {
 			feed[i], r.ready = r.feed, false
@@ -281,70 +301,42 @@ func (b *batcher) take() ([][]int, []*row) {
 	return feed, rows
 }
 
-// batchStats are a batcher's counters: steps run, the most rows one step
+// BatchStats are a batcher's counters: steps run, the most rows one step
 // decoded, and rows decoded over all steps.
-type batchStats struct{ steps, widest, rows int }
+type BatchStats struct{ Steps, Widest, Rows int }
 
-func (b *batcher) stats() batchStats {
+// Stats returns the counters so far.
+func (b *Batcher) Stats() BatchStats {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return batchStats{b.steps, b.widest, b.stepped}
+	return BatchStats{b.steps, b.widest, b.stepped}
 }
 
-// batchPolicy is the rollout.Policy of one request on a batcher: its one
-// session is a row of the batch, which leave takes out.
+// Idle says whether no row is joined and the loop has ended (the session
+// is closed).
+func (b *Batcher) Idle() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.active == 0 && !b.running
+}
+
+// Policy is the batcher as a Policy whose sessions are single rows
+// joined with ctx; closing a session (Complete and the engine do) takes
+// its row out.
+func (b *Batcher) Policy(ctx context.Context) Policy { return batchPolicy{b, ctx} }
+
 type batchPolicy struct {
-	b   *batcher
+	b   *Batcher
 	ctx context.Context
-	r   *row
 }
 
-var _ rollout.Policy = (*batchPolicy)(nil)
-
-// NewSession joins the batch; a request decodes one sequence.
-func (p *batchPolicy) NewSession(n, maxLen int) rollout.Session {
-	if n != 1 || p.r != nil {
-		panic("server: a request decodes one sequence in one session")
+// NewSession joins the batch; a row decodes one sequence.
+func (p batchPolicy) NewSession(n, maxLen int) Session {
+	if n != 1 {
+		panic(fmt.Sprintf("rollout: a batch row decodes one sequence, asked for %d", n))
 	}
-	p.r = p.b.join(p.ctx, min(maxLen, p.b.m.Context()))
-	return p.r
+	return p.b.Join(p.ctx, maxLen)
 }
 
-// Context is the model's context.
-func (p *batchPolicy) Context() int { return p.b.m.Context() }
-
-// leave takes the request's row, if any, out of the batch.
-func (p *batchPolicy) leave() {
-	if p.r != nil {
-		p.r.leave()
-	}
-}
-
-// eachChoice runs choice for i < n at once, so that the choices of one
-// request decode as rows of one batch. The first error cancels the
-// others and is returned (an error other than the cancellation it caused
-// when there is one).
-func eachChoice(ctx context.Context, n int, choice func(ctx context.Context, i int) error) error {
-	if n == 1 {
-		return choice(ctx, 0)
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() {
-			if errs[i] = choice(ctx, i); errs[i] != nil {
-				cancel()
-			}
-		})
-	}
-	wg.Wait()
-	var first error
-	for _, err := range errs {
-		if err != nil && (first == nil || errors.Is(first, context.Canceled) && !errors.Is(err, context.Canceled)) {
-			first = err
-		}
-	}
-	return first
-}
+// Context is the batcher's.
+func (p batchPolicy) Context() int { return p.b.context }
