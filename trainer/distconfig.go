@@ -106,8 +106,9 @@ func orUnset(v string, ok bool) string {
 	return v
 }
 
-// flatYAML maps each leaf of a YAML document to its value as YAML text,
-// under its dotted key path.
+// flatYAML maps each leaf of a YAML document to its value as YAML text
+// (a list as one line of JSON, which is YAML too), under its dotted key
+// path.
 func flatYAML(doc []byte) map[string]string {
 	var v any
 	yaml.Unmarshal(doc, &v)
@@ -118,6 +119,11 @@ func flatYAML(doc []byte) map[string]string {
 			for k, x := range m {
 				walk(strings.TrimPrefix(prefix+"."+k, "."), x)
 			}
+			return
+		}
+		if list, ok := v.([]any); ok { // on one line, as -set takes it
+			b, _ := json.Marshal(list)
+			out[prefix] = string(b)
 			return
 		}
 		b, _ := yaml.Marshal(v)

@@ -232,6 +232,9 @@ func TestResumeDiff(t *testing.T) {
 		{"two keys, sorted", []string{"seed=2", "eval.size=5"},
 			[]string{"eval.size: run has 0, config says 5", "seed: run has 1, config says 2"}},
 		{"one reward weight", []string{"reward.weights.answer=2"}, []string{"reward.weights.answer: run has 1, config says 2"}},
+		{"a list on one line", []string{"rollout.servers=[http://a:1,http://b:2]"},
+			[]string{`rollout.servers: run has (unset), config says ["http://a:1","http://b:2"]`}},
+		{"batching", []string{"rollout.batching=continuous"}, []string{"rollout.batching: run has lockstep, config says continuous"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
