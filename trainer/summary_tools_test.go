@@ -18,8 +18,8 @@ func TestToolLibraries(t *testing.T) {
 		t.Fatal(err)
 	}
 	py, closeTool, err := openPython(cfg.Tool)
-	if err != nil {
-		t.Skipf("no Python sandbox here: %v", err)
+	if err != nil { // as envs/pysandbox's tests, meant to run where the jail can be built
+		t.Fatal(err)
 	}
 	defer closeTool()
 	cases := []struct {

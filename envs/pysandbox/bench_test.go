@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/envs/sandbox"
 )
 
 // benchClients is how many goroutines make calls at once, matching the two
@@ -23,42 +24,63 @@ const benchProgram, benchOutput = "print(4821 * 37)", "178377\n"
 // benchCalls runs b.N calls of call from benchClients goroutines and
 // reports calls/s and the median and 99th-percentile latency.
 func benchCalls(b *testing.B, call func() error) {
-	var (
-		next atomic.Int64
-		mu   sync.Mutex
-		lat  []time.Duration
-		wg   sync.WaitGroup
-	)
 	b.ResetTimer()
+	lat, elapsed, err := runClients(b.N, call)
+	b.StopTimer()
+	if err != nil {
+		b.Error(err)
+	}
+	if len(lat) == 0 {
+		return
+	}
+	b.ReportMetric(float64(len(lat))/elapsed.Seconds(), "calls/s")
+	b.ReportMetric(ms(percentile(lat, 50)), "p50-ms")
+	b.ReportMetric(ms(percentile(lat, 99)), "p99-ms")
+}
+
+// runClients makes n calls of call from benchClients goroutines and
+// returns the latencies of those that succeeded, sorted, the time all
+// took and the first error, after which its goroutine stops.
+func runClients(n int, call func() error) ([]time.Duration, time.Duration, error) {
+	var (
+		next     atomic.Int64
+		mu       sync.Mutex
+		lat      []time.Duration
+		firstErr error
+		wg       sync.WaitGroup
+	)
 	start := time.Now()
 	for range benchClients {
 		wg.Go(func() {
 			var mine []time.Duration
-			for next.Add(1) <= int64(b.N) {
+			var err error
+			for next.Add(1) <= int64(n) {
 				t0 := time.Now()
-				if err := call(); err != nil {
-					b.Error(err)
-					return
+				if err = call(); err != nil {
+					break
 				}
 				mine = append(mine, time.Since(t0))
 			}
 			mu.Lock()
 			lat = append(lat, mine...)
+			if firstErr == nil {
+				firstErr = err
+			}
 			mu.Unlock()
 		})
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	b.StopTimer()
-	if len(lat) == 0 {
-		return
-	}
 	slices.Sort(lat)
-	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-	b.ReportMetric(float64(len(lat))/elapsed.Seconds(), "calls/s")
-	b.ReportMetric(ms(lat[len(lat)/2]), "p50-ms")
-	b.ReportMetric(ms(lat[min(len(lat)*99/100, len(lat)-1)]), "p99-ms")
+	return lat, elapsed, firstErr
 }
+
+// percentile returns the p-th percentile of the sorted lat.
+func percentile(lat []time.Duration, p int) time.Duration {
+	return lat[min(len(lat)*p/100, len(lat)-1)]
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 func checkOutput(got string) error {
 	if got != benchOutput {
@@ -91,26 +113,82 @@ func benchPool(b *testing.B, cfg Config) {
 		wg.Go(func() { s.Call(context.Background(), benchProgram) })
 	}
 	wg.Wait()
-	benchCalls(b, func() error {
-		r := s.Call(context.Background(), benchProgram)
-		if r.Status != envs.StatusOK {
-			return fmt.Errorf("call: %+v", r)
-		}
-		return checkOutput(r.Output)
-	})
+	benchCalls(b, func() error { return callOutput(s.Call(context.Background(), benchProgram)) })
 }
 
 // BenchmarkSubprocess measures what Python trainers do per call: run the
 // code with python3 -c in a new, unjailed process.
 func BenchmarkSubprocess(b *testing.B) {
-	python := DefaultRuntime().Interpreter
-	benchCalls(b, func() error {
-		out, err := exec.Command(python, "-c", benchProgram).Output()
-		if err != nil {
-			return err
+	benchCalls(b, subprocessCall)
+}
+
+func subprocessCall() error {
+	out, err := exec.Command(DefaultRuntime().Interpreter, "-c", benchProgram).Output()
+	if err != nil {
+		return err
+	}
+	return checkOutput(string(out))
+}
+
+// BenchmarkVersus measures in one run, two calls at a time, the pool's
+// default calls (each in a fresh runner), python3 -c per call
+// (BenchmarkSubprocess) and the Go sandbox's pool of two workers on the
+// same program (as envs/sandbox's BenchmarkPool does). The three take
+// turns, ten calls each, so that a change in the machine's load falls on
+// all. It reports each median latency and how many times python3 -c's
+// median each pool's is: x-python for this pool, x-go for the Go
+// sandbox's.
+func BenchmarkVersus(b *testing.B) {
+	cfg := DefaultConfig()
+	cfg.Limits.Workers = 2
+	py := newSandbox(b, cfg)
+	gocfg := sandbox.DefaultConfig()
+	gocfg.Workers = 2
+	gosb, err := sandbox.New(gocfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer gosb.Close()
+	contenders := []func() error{
+		func() error { return callOutput(py.Call(context.Background(), benchProgram)) },
+		subprocessCall,
+		func() error { return callOutput(gosb.Call(context.Background(), "fmt.Println(4821 * 37)")) },
+	}
+	for _, call := range contenders { // start the workers before timing
+		if _, _, err := runClients(2, call); err != nil {
+			b.Fatal(err)
 		}
-		return checkOutput(string(out))
-	})
+	}
+	lat := make([][]time.Duration, len(contenders))
+	b.ResetTimer()
+	for done := 0; done < b.N; done += 10 {
+		for i, call := range contenders {
+			l, _, err := runClients(min(10, b.N-done), call)
+			if err != nil {
+				b.Fatal(err)
+			}
+			lat[i] = append(lat[i], l...)
+		}
+	}
+	b.StopTimer()
+	p50 := make([]float64, len(lat))
+	for i, l := range lat {
+		slices.Sort(l)
+		p50[i] = ms(percentile(l, 50))
+	}
+	b.ReportMetric(p50[0], "py-p50-ms")
+	b.ReportMetric(p50[1], "python3-c-p50-ms")
+	b.ReportMetric(p50[2], "go-p50-ms")
+	b.ReportMetric(p50[1]/p50[0], "x-python")
+	b.ReportMetric(p50[1]/p50[2], "x-go")
+}
+
+// callOutput checks a call's result against benchOutput.
+func callOutput(r envs.Result) error {
+	if r.Status != envs.StatusOK {
+		return fmt.Errorf("call: %+v", r)
+	}
+	return checkOutput(r.Output)
 }
 
 // BenchmarkSession measures one stateful session's calls, which reuse

@@ -10,13 +10,13 @@ before it reads code. A stateless call gets a fresh runner that is killed
 after the call; a session keeps its runner, and so its globals, between
 calls. The driver reads the runner's standard streams, enforces the wall
 deadline and the output limit, and kills and reaps the runner.
+
+The jail runs runner.py and this file as one program, runner.py first:
+the runner's side (Kit, fork, runner_main) comes from there.
 """
 
 import ctypes
 import gc
-import io
-import linecache
-import math
 import os
 import resource
 import select
@@ -25,14 +25,12 @@ import signal
 import struct
 import sys
 import time
-import traceback
 
 REQUESTS, REPLIES = 3, 4  # the driver's pipes to the parent
 RUN_IN, RUN_OUT = 3, 4  # a runner's pipes to the driver
 TMP = "/tmp"
 EXTRAS = ("numpy", "sympy", "mpmath")
 MAX_FD = 1 << 20  # above any descriptor number (the kernel's nr_open default)
-SESSION_CPU = 600  # seconds of CPU time a runner may use in all
 
 
 # Frames.
@@ -137,9 +135,32 @@ def preload():
         import sympy
         str(sympy.factor(sympy.Symbol("x") ** 2 - 1))
     sys.meta_path.insert(0, Guard(found))
-    gc.collect()
-    gc.freeze()  # a runner's collections then leave the driver's objects, and their pages, alone
     return report
+
+
+def huge_pages():
+    """Asks the kernel to back the driver's large private anonymous
+    mappings (the interpreter's heap, with the libraries' objects) with
+    2 MiB pages, at once (MADV_COLLAPSE, Linux 6.1) or later
+    (MADV_HUGEPAGE): a fork then copies one page table entry per 2 MiB the
+    driver has not written since instead of 512, and a runner's exit frees
+    them as fast. Best effort: errors are ignored."""
+    madvise = libc.madvise
+    madvise.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+    huge = 2 << 20
+    try:
+        with open("/proc/self/maps") as f:
+            maps = [line.split() for line in f]
+    except OSError:
+        return
+    for fields in maps:
+        if fields[1] != "rw-p" or len(fields) > 5 and fields[5] != "[heap]":
+            continue  # only the heap and anonymous mappings
+        start, end = (int(x, 16) for x in fields[0].split("-"))
+        start, end = -(-start // huge) * huge, end // huge * huge
+        if end > start:
+            madvise(start, end - start, 14)  # MADV_HUGEPAGE
+            madvise(start, end - start, 25)  # MADV_COLLAPSE
 
 
 # Limits.
@@ -156,119 +177,30 @@ def limit(memory, max_sessions):
     ):
         resource.setrlimit(res, (value, value))
     libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: no process may read another's memory or descriptors
+    if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS, which a runner's filter needs
+        raise OSError(ctypes.get_errno(), "PR_SET_NO_NEW_PRIVS")
 
 
 libc = ctypes.CDLL(None, use_errno=True)
 
 
-class SockFprog(ctypes.Structure):
-    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
-
-
-def install_filter(prog, pid_insn):
-    """Installs the runner filter with tgkill limited to this process."""
-    buf = bytearray(prog)
-    struct.pack_into("<I", buf, 8 * pid_insn + 4, os.getpid())
-    raw = ctypes.create_string_buffer(bytes(buf), len(buf))
-    fprog = SockFprog(len(buf) // 8, ctypes.cast(raw, ctypes.c_void_p))
-    if libc.prctl(38, 1, 0, 0, 0) != 0 or libc.prctl(22, 2, ctypes.byref(fprog), 0, 0) != 0:
-        os._exit(71)  # PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP: never run code unfiltered
-
-
-# Runners.
-
-def runner_main(prog, pid_insn, stateful):
-    """Runs code frames from RUN_IN until it closes, each answered on RUN_OUT."""
-    install_filter(prog, pid_insn)
-    sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), "utf-8", "backslashreplace")
-    sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), "utf-8", "backslashreplace")
-    sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), "utf-8")
-    sys.argv = [""]
-    execute("print(end='')", fresh_globals())  # touch the pages of a call before one comes
-    env = fresh_globals()
-    while True:
-        body = read_frame(RUN_IN)
-        if body is None:
-            os._exit(0)
-        d = Decoder(body)
-        code, timeout = d.str(), d.uint() / 1e9
-        limit_cpu(timeout)
-        if not stateful:
-            env = fresh_globals()
-        kind, message, text = execute(code, env)
-        for f in (sys.stdout, sys.stderr):
-            try:
-                f.flush()
-            except Exception:
-                pass
-        write_frame(RUN_OUT, encode(kind, message, text))
-
-
-def limit_cpu(timeout):
-    """Limits the CPU time of the coming call to its timeout and a second
-    (the kernel then ends the runner with SIGXCPU). The hard limit, which
-    cannot be raised again, bounds all the calls of one runner."""
-    used = resource.getrusage(resource.RUSAGE_SELF)
-    hard = SESSION_CPU
-    cur = resource.getrlimit(resource.RLIMIT_CPU)[1]
-    if cur != resource.RLIM_INFINITY:
-        hard = min(hard, cur)
-    soft = int(used.ru_utime + used.ru_stime) + math.ceil(timeout) + 1
-    resource.setrlimit(resource.RLIMIT_CPU, (min(soft, hard), hard))
-
-
-def fresh_globals():
-    return {"__name__": "__main__", "__builtins__": __builtins__}
-
-
-def execute(code, env):
-    """Runs code in env and returns (kind, message, full error text)."""
-    linecache.cache["<code>"] = (len(code), None, code.splitlines(True), "<code>")
-    try:
-        tree = compile(code, "<code>", "exec")
-    except (SyntaxError, ValueError, MemoryError) as e:
-        return failure(e, None)
-    try:
-        exec(tree, env)
-    except SystemExit as e:
-        if e.code is None or e.code == 0:
-            return "ok", "", ""
-        return failure(e, e.__traceback__.tb_next)
-    except BaseException as e:
-        return failure(e, e.__traceback__.tb_next)
-    return "ok", "", ""
-
-
-def failure(e, tb):
-    if isinstance(e, MemoryError):
-        return "error", "memory limit exceeded", "MemoryError: memory limit exceeded"
-    try:
-        text = "".join(traceback.format_exception(type(e), e, tb))
-        last = traceback.format_exception_only(type(e), e)[-1].strip()
-    except BaseException:
-        text = last = type(e).__name__
-    return "error", last, text
-
+# Runners, as the driver sees them (runner.py holds their side).
 
 class Runner:
     """A forked runner as the driver sees it."""
 
-    def __init__(self, prog, pid_insn, stateful):
+    def __init__(self, kit, stateful):
+        """Forks a runner (runner_main) that uses kit and keeps its globals
+        between calls when stateful."""
         pipes = [os.pipe() for _ in range(4)]  # requests, results, stdout, stderr
-        self.pid = os.fork()
+        try:
+            self.pid = fork()
+        except OSError:
+            for fd in sum(pipes, ()):
+                os.close(fd)
+            raise
         if self.pid == 0:
-            try:
-                os.dup2(pipes[0][0], RUN_IN)
-                os.dup2(pipes[1][1], RUN_OUT)
-                os.dup2(pipes[2][1], 1)
-                os.dup2(pipes[3][1], 2)
-                os.closerange(RUN_OUT + 1, MAX_FD)
-                signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-                runner_main(prog, pid_insn, stateful)
-            except BaseException:
-                traceback.print_exc()
-            finally:
-                os._exit(70)
+            runner_main(kit, (pipes[0][0], pipes[1][1], pipes[2][1], pipes[3][1]), stateful)
         os.close(pipes[0][0])
         for _, w in pipes[1:]:
             os.close(w)
@@ -303,7 +235,8 @@ class Runner:
     def send(self, code, timeout):
         """Sends code to run; returns False when the runner is gone."""
         try:
-            write_frame(self.req, encode(code, int(timeout * 1e9)))
+            body = int(timeout * 1e9).to_bytes(8, "big") + code.encode("utf-8", "surrogateescape")
+            write_frame(self.req, body)
             return True
         except OSError:
             return False
@@ -426,23 +359,24 @@ class Driver:
         self.reuse = bool(d.uint())  # stateless calls share a runner, each with fresh globals
         self.sessions = {}  # id -> Runner, least recently used first
         self.spare = None
+        self.kit = None  # set by prepare once the driver is limited
 
     def runner(self, session):
         if not session and self.reuse:
             r = self.sessions.get(0)
             if r is None:
-                r, self.spare = self.spare or Runner(self.prog, self.pid_insn, False), None
+                r, self.spare = self.spare or Runner(self.kit, False), None
                 self.sessions[0] = r  # kept, as a session's runner is
             return r
         if not session:
-            r, self.spare = self.spare or Runner(self.prog, self.pid_insn, False), None
+            r, self.spare = self.spare or Runner(self.kit, False), None
             return r
         r = self.sessions.pop(session, None)
         if r is None:
             if len(self.sessions) >= self.max_sessions:
                 oldest = next(iter(self.sessions))
                 self.sessions.pop(oldest).kill()
-            r = Runner(self.prog, self.pid_insn, True)
+            r = Runner(self.kit, True)
         self.sessions[session] = r
         return r
 
@@ -484,7 +418,7 @@ class Driver:
 
     def fork_spare(self):
         try:
-            self.spare = Runner(self.prog, self.pid_insn, False)
+            self.spare = Runner(self.kit, False)
         except OSError:
             pass  # the next stateless call forks its own, and reports why it cannot
 
@@ -513,6 +447,23 @@ def wipe_tmp():
         pass
 
 
+def prepare(drv):
+    """Loads the libraries, limits the driver, builds the runners' kit and
+    forks the first spare; returns the library report."""
+    global single_threaded
+    if drv.cpus:
+        os.sched_setaffinity(0, drv.cpus)
+    report = preload()
+    huge_pages()
+    limit(drv.memory, drv.max_sessions)
+    drv.kit = Kit(drv.prog, drv.pid_insn)
+    single_threaded = len(os.listdir("/proc/self/task")) == 1
+    gc.collect()
+    gc.freeze()  # a runner's collections then leave the driver's objects, and their pages, alone
+    drv.spare = Runner(drv.kit, False)
+    return report
+
+
 def main():
     os.closerange(REPLIES + 1, MAX_FD)  # whatever the parent's parents leaked
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # pid 1 ignores signals it does not handle
@@ -522,11 +473,7 @@ def main():
         return 3
     drv = Driver(hello)
     try:
-        if drv.cpus:
-            os.sched_setaffinity(0, drv.cpus)
-        report = preload()
-        limit(drv.memory, drv.max_sessions)
-        drv.spare = Runner(drv.prog, drv.pid_insn, False)
+        report = prepare(drv)
     except Exception as e:
         write_frame(REPLIES, encode("%s: %s" % (type(e).__name__, e), 0))
         return 3

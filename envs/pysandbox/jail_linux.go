@@ -97,7 +97,7 @@ func (j *jail) args() []string {
 		"--size", fmt.Sprint(tmpfsSize), "--tmpfs", "/tmp",
 		"--remount-ro", "/", "--chdir", "/tmp",
 		"--seccomp", "5",
-		filepath.Clean(j.interpreter), "-I", "-B", "-c", driverSource,
+		filepath.Clean(j.interpreter), "-I", "-B", "-c", program,
 	)
 	return a
 }

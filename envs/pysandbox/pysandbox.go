@@ -14,8 +14,15 @@ import (
 	"github.com/artist-rl/artist/internal/workerpool"
 )
 
-//go:embed driver.py
-var driverSource string
+// The program of a jail's process 1: runner.py (the runners' side) and
+// driver.py, run as one file.
+var (
+	//go:embed runner.py
+	runnerSource string
+	//go:embed driver.py
+	driverSource string
+	program      = runnerSource + "\n" + driverSource
+)
 
 // Runtime names the programs a jail is made of.
 type Runtime struct {
@@ -28,10 +35,11 @@ type Runtime struct {
 	Bwrap string `yaml:"bwrap"`
 	// Reuse runs the stateless calls of a worker one after another in one
 	// runner, each with fresh globals, instead of a fresh runner per call:
-	// calls cost about a tenth of a millisecond instead of a fork (tens of
-	// milliseconds on a loaded virtual machine), but what a call changes
-	// in an imported module (math.pi = 3, numpy's print options,
-	// sys.setrecursionlimit) stays for the later calls on that worker.
+	// calls cost about a tenth of a millisecond instead of a fork (several
+	// milliseconds of page copying; see the package comment's Speed), but
+	// what a call changes in an imported module (math.pi = 3, numpy's
+	// print options, sys.setrecursionlimit) stays for the later calls on
+	// that worker.
 	// Threads a call leaves running also stay. The runner is replaced
 	// when it ends (a timeout, a limit, a crash). Default false.
 	Reuse bool `yaml:"reuse"`

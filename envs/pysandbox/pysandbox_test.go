@@ -92,6 +92,34 @@ func TestStateless(t *testing.T) {
 	}
 }
 
+// TestFreshInterpreter checks that a fresh runner behaves as a new
+// interpreter where the driver's fork skips the interpreter's after-fork
+// hooks: random is seeded afresh for every call, threads start and join,
+// and the process is the runner, not the driver.
+func TestFreshInterpreter(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Limits.Workers = 1
+	s := newSandbox(t, cfg)
+	const program = "import os, random, threading\n" +
+		"out = []\n" +
+		"t = threading.Thread(target=lambda: out.append(threading.get_native_id()))\n" +
+		"t.start()\n" +
+		"t.join()\n" +
+		"print(random.getrandbits(64), os.getpid() != 1, out[0] != threading.get_native_id(), threading.current_thread() is threading.main_thread())"
+	seen := map[string]bool{}
+	for i := range 4 {
+		got := s.Run(context.Background(), program)
+		f := strings.Fields(got.Stdout)
+		if got.Status != envs.StatusOK || len(f) != 4 || f[1] != "True" || f[2] != "True" || f[3] != "True" {
+			t.Fatalf("call %d: Run = %s %q %q", i, got.Status, got.Stdout, got.Message)
+		}
+		if seen[f[0]] {
+			t.Errorf("call %d drew %s again: random is not seeded afresh", i, f[0])
+		}
+		seen[f[0]] = true
+	}
+}
+
 // TestReuse checks Runtime.Reuse: fresh globals for every call, one
 // runner for all of a worker's calls, a new one after a timeout.
 func TestReuse(t *testing.T) {
