@@ -42,7 +42,7 @@ func (r *Run) demos(ctx context.Context) ([]Demo, error) {
 		Format: r.Cfg.Format, Size: w.Demos, ToolFraction: w.ToolFraction,
 		Sample:   func(n int) []envs.Task { return r.Train.Sample(r.taskRNG("demos", 0), n) },
 		RNG:      stepRNG(r.Cfg.Seed, "demos", 0),
-		ToolKind: r.Cfg.Tool.Kind,
+		ToolKind: r.Cfg.Tool.Kind, Python: r.Cfg.Tool.Python,
 		UserTurn: turn, EOS: eos,
 	}
 	bar := r.bar(w.Demos, "building the demonstration library")

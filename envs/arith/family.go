@@ -164,7 +164,7 @@ func (s *Set) Demonstrations(ctx context.Context, req family.DemoRequest) ([]rol
 		useTool[i] = req.RNG.Float64() < req.ToolFraction
 	}
 	l := langOf(req.ToolKind)
-	tool, closeTool, err := l.open()
+	tool, closeTool, err := l.open(req.Python)
 	if err != nil {
 		return nil, fmt.Errorf("%s: demonstrations in %s: %w", s.kind.name, l, err)
 	}

@@ -64,11 +64,15 @@ func (l lang) print(expr string) string {
 
 // open starts a fresh tool that runs l's code with the default limits,
 // for writing demonstrations: the library stands for solutions written
-// ahead of time, so it does not depend on the run's tool settings. close
-// stops its workers.
-func (l lang) open() (tool envs.Tool, close func() error, err error) {
+// ahead of time, so it does not depend on the run's limits. Python runs
+// on the run's interpreter and bubblewrap, py (the defaults where py is
+// the zero Runtime). close stops its workers.
+func (l lang) open(py pysandbox.Runtime) (tool envs.Tool, close func() error, err error) {
 	if l == pythonCode {
 		cfg := pysandbox.DefaultConfig()
+		if py != (pysandbox.Runtime{}) {
+			cfg.Runtime = py
+		}
 		cfg.Limits.Workers = 1 // the demonstrations run one call at a time
 		py, err := pysandbox.New(cfg)
 		if err != nil {

@@ -123,3 +123,27 @@ func between(s, open, close string) (string, bool) {
 	body, _, ok := strings.Cut(rest, close)
 	return body, ok
 }
+
+// TestPythonDemosUseRunInterpreter: the Python demonstrations run on the
+// run's tool.python: an interpreter that does not exist stops them,
+// named, where the default one writes them.
+func TestPythonDemosUseRunInterpreter(t *testing.T) {
+	f := format.DefaultFormat()
+	c := DefaultConfig()
+	set, err := (&c).open(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := family.DemoRequest{Format: f, Size: 2, ToolFraction: 1, ToolKind: family.PythonTool,
+		Sample: func(n int) []envs.Task { return set.Train().Sample(rand.New(rand.NewSource(1)), n) },
+		RNG:    rand.New(rand.NewSource(2))}
+	req.Python = pysandbox.DefaultConfig().Runtime
+	if _, err := set.Demonstrations(context.Background(), req); err != nil {
+		t.Fatalf("the default interpreter, given explicitly: %v", err)
+	}
+	req.Python.Interpreter = "/usr/bin/no-such-python3"
+	_, err = set.Demonstrations(context.Background(), req)
+	if err == nil || !strings.Contains(err.Error(), "no-such-python3") {
+		t.Errorf("demonstrations on a missing interpreter: %v, want an error naming it", err)
+	}
+}

@@ -26,6 +26,7 @@ import (
 	"sync"
 
 	"github.com/artist-rl/artist/envs"
+	"github.com/artist-rl/artist/envs/pysandbox"
 	"github.com/artist-rl/artist/rollout"
 	"github.com/artist-rl/artist/rollout/format"
 )
@@ -135,6 +136,10 @@ type DemoRequest struct {
 	// write code writes it in the language of that tool: Python for
 	// PythonTool, Go for SandboxTool (and for any kind it does not know).
 	ToolKind string
+	// Python is the run's tool.python (the interpreter and bubblewrap)
+	// for a family that runs its Python demonstrations; the zero value
+	// is pysandbox's default.
+	Python pysandbox.Runtime
 	// UserTurn renders a later user message as the engine appends it.
 	UserTurn func(msg string) string
 	// EOS is the text of the end-of-sequence token that ends a turn.
