@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/artist-rl/artist/checkpoint"
 	_ "github.com/artist-rl/artist/envs/builtin" // the default task
@@ -77,6 +78,12 @@ type rolloutServer struct {
 	// dieAfter, when positive, kills the server after that many
 	// completion requests.
 	dieAfter atomic.Int64
+	// hold, when set, keeps each completion request waiting until it is
+	// closed (or 2 s pass), so that the fleet sends the requests that
+	// come meanwhile to the other server.
+	hold chan struct{}
+	// died, when set, is closed when the server plays dead.
+	died chan struct{}
 	// onUpdate, when set, sees each update_weights_from_disk body first;
 	// returning false answers success without loading it.
 	onUpdate func(openai.UpdateWeightsRequest) bool
@@ -101,9 +108,17 @@ func startServer(t *testing.T, ckpt string) *rolloutServer {
 		switch r.URL.Path {
 		case openai.CompletionsPath:
 			if n, after := rs.completions.Add(1), rs.dieAfter.Load(); after > 0 && n > after {
-				rs.dead.Store(true)
+				if !rs.dead.Swap(true) && rs.died != nil {
+					close(rs.died)
+				}
 				hijackClose(w)
 				return
+			}
+			if rs.hold != nil {
+				select {
+				case <-rs.hold:
+				case <-time.After(2 * time.Second):
+				}
 			}
 			rs.record(r)
 		case openai.UpdateWeightsPath:
@@ -285,6 +300,11 @@ func TestServerKilledMidStep(t *testing.T) {
 	}
 	ck := serverCheckpoint(t)
 	a, b := startServer(t, ck), startServer(t, ck)
+	// a answers nothing until b has died, so the least-busy choice sends
+	// b requests until it dies at its fourth, however the machine
+	// schedules the rollouts.
+	b.died = make(chan struct{})
+	a.hold = b.died
 	b.dieAfter.Store(3)
 	dir := t.TempDir()
 	if err := train(dir, servers(a, b)); err != nil {
