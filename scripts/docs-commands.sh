@@ -55,6 +55,7 @@ table=(
 	"run :: ^curl -s http://127\\.0\\.0\\.1:8080/v1/completions  :: a completion from the server started above (an error object fails it)"
 	'run :: ^\./artist init -model-config configs/models/[a-z0-9.-]+\.json  :: random weights in a small model folder'
 	'run :: ^\./artist bench -serve -checkpoint runs/qwen-shapes  :: serve throughput of the folder above, 2 rounds'
+	'run :: ^artist plan -config configs/[a-z0-9.-]+\.yaml  :: a memory plan, printed without running (exits 1 when it does not fit)'
 	'run :: ^go test \./envs/pysandbox -run .\^\$. -bench Versus -benchtime [0-9]+x$ :: the Python tool against python3 -c and the Go sandbox, side by side'
 	'long :: ^(mpirun -np [0-9]+ )?\./artist train -config configs/tiny-tool-arith(-python)?\.yaml( -set [^ ]+)*$ :: a training run in its own run folder'
 )

@@ -19,6 +19,7 @@
 //	artist atlass -policy URL -model NAME [-db FILE] [-out DIR] [-auto-approve] TEXT | -tasks FILE.jsonl
 //	artist view [-addr HOST:PORT] RUN_DIR...
 //	artist bench -checkpoint DIR | -model-config FILE [-batch B] [-seq T] [-new-tokens N] [-grpo]
+//	artist plan  -config FILE [-set key=value ...] [-model-config FILE] [-device-memory SIZE]
 //	artist bench -serve -checkpoint DIR [-streams 1,32] [-prompt T] [-new-tokens N] [-steps R]
 package main
 
@@ -56,6 +57,7 @@ var commands = []command{
 	{"export", "export -checkpoint DIR -out DIR [-merge]: a checkpoint's LoRA adapters in PEFT's layout (vLLM --enable-lora, PEFT), or with -merge its full weights, adapters merged, in the checkpoint layout artist serve loads", runExport},
 	{"init", "init -model-config FILE -tokenizer DIR -out DIR [-layers N] [-max-position N] [-seed S]: a checkpoint of seeded random weights with the shapes of a HuggingFace config.json and another checkpoint's tokenizer, for benchmarks", runInit},
 	{"bench", "bench -checkpoint DIR | -model-config FILE [-batch B] [-seq T] [-new-tokens N] [-grpo] [-lora-rank R]: time a training step and KV-cache decoding (or, with -grpo, one GRPO step phase by phase with its peak RSS) on this machine's compute backend, one JSON object", runBench},
+	{"plan", "plan -config FILE [-set key=value ...] [-model-config FILE] [-device-memory 80GB]: the memory plan artist train prints and checks, without running; -device-memory plans a GPU run on a device this machine lacks", runPlan},
 	{"derive", "derive bfcl -src DIR -out DIR | aime25 -src DIR -out FILE | taubench -src DIR -out DIR: rebuild the derived BFCL tables, AIME 2025 file or tau-bench tasks from upstream sources", runDerive},
 	{"view", "view [-addr 127.0.0.1:8090] RUN_DIR...: a local web page of runs: curves, config diff, summary and the rollout browser, refreshed while training", runView},
 	{"version", "version: the module version and the VCS revision this binary was built from", runVersion},

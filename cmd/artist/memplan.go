@@ -119,21 +119,29 @@ func heapLimit(plan memplan.Plan) int64 {
 	return heap + max(heap/10, 256<<20)
 }
 
+// checkPlanFits prints and checks plan against the device of this
+// process's backend (planDevice) or, for a backend that computes on the
+// host, the host's available memory; with force a plan that does not
+// fit is a note.
 func checkPlanFits(w io.Writer, plan memplan.Plan, force bool) error {
+	err := checkPlanOn(w, plan, planDevice())
+	if err != nil && force {
+		fmt.Fprintf(w, "%v\n-force: running anyway\n", err)
+		return nil
+	}
+	return err
+}
+
+// checkHostPlan prints plan with the host's available memory and
+// refuses it when it exceeds that.
+func checkHostPlan(w io.Writer, plan memplan.Plan) error {
 	avail, source, err := sysmem.Available()
 	if err != nil {
 		fmt.Fprintf(w, "memory plan: %v; not checked\n", err)
 		avail = 0
 	}
 	plan.Write(w, avail, source)
-	if err := plan.Check(avail, source); err != nil {
-		if force {
-			fmt.Fprintf(w, "%v\n-force: running anyway\n", err)
-			return nil
-		}
-		return err
-	}
-	return nil
+	return plan.Check(avail, source)
 }
 
 // checkInferencePlan prints and checks the plan of a command that only

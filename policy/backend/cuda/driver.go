@@ -42,6 +42,7 @@ type driver struct {
 	memAlloc, memFree, memcpyHtoD, memcpyDtoH, memcpyDtoD, memsetD8    uintptr
 	moduleLoadData, moduleUnload, moduleGetFunction, launchKernel      uintptr
 	getErrorName, getErrorString, driverGetVersion                     uintptr
+	memGetInfo                                                         uintptr
 }
 
 // loadDriver opens libcuda.so.1 from candidates and resolves the entry
@@ -65,7 +66,7 @@ func loadDriver(candidates []string) (*driver, error) {
 		{&d.memsetD8, "cuMemsetD8_v2"}, {&d.moduleLoadData, "cuModuleLoadData"}, {&d.moduleUnload, "cuModuleUnload"},
 		{&d.moduleGetFunction, "cuModuleGetFunction"}, {&d.launchKernel, "cuLaunchKernel"},
 		{&d.getErrorName, "cuGetErrorName"}, {&d.getErrorString, "cuGetErrorString"},
-		{&d.driverGetVersion, "cuDriverGetVersion"},
+		{&d.driverGetVersion, "cuDriverGetVersion"}, {&d.memGetInfo, "cuMemGetInfo_v2"},
 	} {
 		if *s.fn, err = lib.Symbol(s.name); err != nil {
 			return nil, fmt.Errorf("cuda: %s is too old or not the NVIDIA driver: %w", lib.Name, err)

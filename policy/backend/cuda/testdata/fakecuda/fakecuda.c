@@ -5,6 +5,7 @@
 // the thread that made the context current: the Go side must make all its
 // calls from one locked thread. Only what the backend calls is here.
 #include <dlfcn.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,6 +30,7 @@ static int (*emu_launch)(const char*, unsigned, unsigned, unsigned, unsigned, un
                          void**, const unsigned char*, int, char*, int);
 static int (*emu_arity)(const char*);
 static long calls_off_thread;
+static size_t allocated;  // bytes of live allocations (malloc_usable_size)
 
 #define NEED_CONTEXT()        \
   do {                        \
@@ -68,10 +70,23 @@ CUresult cuMemAlloc_v2(CUdeviceptr* p, size_t n) {
   void* m = malloc(n);
   if (!m) return 2;  // CUDA_ERROR_OUT_OF_MEMORY
   memset(m, 0xA5, n);  // garbage, as device memory is
+  allocated += malloc_usable_size(m);
   *p = (CUdeviceptr)(uintptr_t)m;
   return OK;
 }
-CUresult cuMemFree_v2(CUdeviceptr p) { NEED_CONTEXT(); free((void*)(uintptr_t)p); return OK; }
+CUresult cuMemFree_v2(CUdeviceptr p) {
+  NEED_CONTEXT();
+  allocated -= malloc_usable_size((void*)(uintptr_t)p);
+  free((void*)(uintptr_t)p);
+  return OK;
+}
+// The device's 3 GiB less 64 MiB for the context and what is allocated.
+CUresult cuMemGetInfo_v2(size_t* free_bytes, size_t* total) {
+  NEED_CONTEXT();
+  *total = (size_t)3 << 30;
+  *free_bytes = *total - ((size_t)64 << 20) - allocated;
+  return OK;
+}
 CUresult cuMemsetD8_v2(CUdeviceptr p, unsigned char v, size_t n) {
   NEED_CONTEXT();
   memset((void*)(uintptr_t)p, v, n);
