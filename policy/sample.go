@@ -47,15 +47,27 @@ func (s *Session) Step(feed [][]int) ([][]float32, error) {
 // lastLogits runs the laid-out rows through the model and returns the
 // logits after each span's last row, [S, V], on the host.
 func (s *Session) lastLogits(lay layout) ([]float32, error) {
-	x, err := s.forward(lay) // [N, C]
+	logits, err := s.headLogits(lay) // [S, V]
 	if err != nil {
 		return nil, err
+	}
+	defer s.m.be.Free(logits)
+	return download(s.m.be, logits)
+}
+
+// headLogits runs the laid-out rows through the model and returns the
+// logits after each span's last row, [S, V], a backend tensor that the
+// caller frees.
+func (s *Session) headLogits(lay layout) (backend.Tensor, error) {
+	x, err := s.forward(lay) // [N, C]
+	if err != nil {
+		return backend.Tensor{}, err
 	}
 	be, g, S := s.m.be, s.g, len(lay.spans)
 	defer be.Free(x)
 	last, err := be.Alloc(S * g.C) // [S, C]
 	if err != nil {
-		return nil, err
+		return backend.Tensor{}, err
 	}
 	defer be.Free(last)
 	var e errs
@@ -68,19 +80,19 @@ func (s *Session) lastLogits(lay layout) ([]float32, error) {
 	head, err := s.m.weight(s.m.Head)
 	e.add(err)
 	if e.err != nil {
-		return nil, e.err
+		return backend.Tensor{}, e.err
 	}
 	e.add(be.RMSNorm(last, last, norm, g.C, g.eps))
 	logits, err := be.Alloc(S * g.V) // [S, V]
 	if err != nil {
-		return nil, err
+		return backend.Tensor{}, err
 	}
-	defer be.Free(logits)
 	e.add(s.rowsLinear(logits, last, S, g.C, head, backend.Tensor{}, g.V))
 	if e.err != nil {
-		return nil, e.err
+		be.Free(logits)
+		return backend.Tensor{}, e.err
 	}
-	return download(be, logits)
+	return logits, nil
 }
 
 // download returns the values of t on the host: a host tensor's own

@@ -145,10 +145,13 @@ func TestChatQwen25TokenInTokenOut(t *testing.T) {
 }
 
 // TestChatQwen3HistoryRewrite: Qwen3's template drops the <think> block
-// of an assistant turn before a later user message. The trajectory keeps
-// its ids (the think block stays, the user turn follows the sampled
-// <|im_end|> without a second one) and says the template renders it
-// otherwise; a conversation the template does not rewrite says nothing.
+// of an assistant turn before a later user message. Under
+// template_drift split (the default) the trajectory's first sequence
+// keeps the ids the policy saw (the think block stays, the user turn
+// follows the sampled <|im_end|> without a second one) and the rollout
+// goes on in a second sequence (TestDriftQwen3Split checks it); a
+// conversation the template does not rewrite is one sequence and says
+// nothing.
 func TestChatQwen3HistoryRewrite(t *testing.T) {
 	tok := qwenTokenizer(t, false)
 	tmpl, err := chat.Load(qwentest.Dir())
@@ -158,18 +161,19 @@ func TestChatQwen3HistoryRewrite(t *testing.T) {
 	c := &Chat{Template: tmpl}
 	task := envs.Task{ID: "m", Prompt: "Hi", Turns: []string{"And then?"}}
 	tr := runChat(t, tok, c, task, printTool, "<think>\nhm\n</think>\n\nHello.", "<think>\nok\n</think>\n\nBye.")
-	text := tok.Decode(tr.Tokens)
-	if !strings.Contains(text, "<think>\nhm\n</think>\n\nHello.<|im_end|>\n<|im_start|>user\nAnd then?<|im_end|>\n<|im_start|>assistant\n") {
-		t.Fatalf("ids read %q: want the first turn's think block kept and one <|im_end|> before the user turn", text)
+	if len(tr.Splits) != 1 {
+		t.Fatalf("%d splits, want 1: Qwen3's template drops the first turn's think block", len(tr.Splits))
 	}
-	if !tr.TemplateDiffers {
-		t.Error("TemplateDiffers is false: Qwen3's template drops the first turn's think block")
+	first := tr.Rows()[0]
+	text := tok.Decode(first.Tokens)
+	if !strings.HasSuffix(text, "<think>\nhm\n</think>\n\nHello.<|im_end|>\n<|im_start|>user\nAnd then?<|im_end|>\n<|im_start|>assistant\n") {
+		t.Fatalf("first sequence reads %q: want the first turn's think block kept and one <|im_end|> before the user turn", text)
 	}
-	if kindRuns(tr, tok)[2] != "user:\n<|im_start|>user\nAnd then?<|im_end|>\n<|im_start|>assistant\n" {
-		t.Errorf("kinds %q: want the user turn as kind user", kindRuns(tr, tok))
+	if kindRuns(first, tok)[2] != "user:\n<|im_start|>user\nAnd then?<|im_end|>\n<|im_start|>assistant\n" {
+		t.Errorf("kinds %q: want the user turn as kind user", kindRuns(first, tok))
 	}
 	one := runChat(t, tok, c, envs.Task{ID: "s", Prompt: "Hi"}, printTool, "<think>\nhm\n</think>\n\nHello.")
-	if one.TemplateDiffers {
-		t.Errorf("TemplateDiffers set for %q, which the template renders as it is", tok.Decode(one.Tokens))
+	if one.TemplateDiffers || len(one.Splits) != 0 {
+		t.Errorf("TemplateDiffers %v, %d splits for %q, which the template renders as it is", one.TemplateDiffers, len(one.Splits), tok.Decode(one.Tokens))
 	}
 }

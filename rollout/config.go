@@ -67,6 +67,16 @@ type Config struct {
 	// server was started on (vllm serve DIR), on a file system the
 	// trainer writes and the servers read (default none; required then).
 	VLLMModelDir string `yaml:"vllm_model_dir,omitempty"`
+	// TemplateDrift is what a chat rollout (Engine.Chat) does at a tool or
+	// user turn after which the template renders the conversation other
+	// than the ids the trajectory holds (a template that is not
+	// append-only, as Qwen3's drops earlier <think> blocks): "split"
+	// (default) closes the trajectory's current sequence there and goes on
+	// in a new one whose prompt is the template's rendering of the
+	// conversation so far (Trajectory.Splits); "fail" stops the rollout
+	// with an error naming the template and the turn. The plain format
+	// never drifts.
+	TemplateDrift string `yaml:"template_drift"`
 }
 
 // Weight-sync modes (Config.WeightSync).
@@ -87,8 +97,15 @@ func DefaultConfig() Config {
 		ToolTimeout:       2 * time.Second,
 		WeightSync:        SyncSGLang,
 		Batching:          BatchLockstep,
+		TemplateDrift:     DriftSplit,
 	}
 }
+
+// The values of Config.TemplateDrift.
+const (
+	DriftSplit = "split"
+	DriftFail  = "fail"
+)
 
 // The values of Config.Batching.
 const (
@@ -135,6 +152,11 @@ func (c Config) Validate() error {
 	case "", BatchLockstep, BatchContinuous: // "": a Config not from DefaultConfig
 	default:
 		add("batching %q is unknown: use %s (the default) or %s", c.Batching, BatchLockstep, BatchContinuous)
+	}
+	switch c.TemplateDrift {
+	case "", DriftSplit, DriftFail: // "": a Config not from DefaultConfig, which splits
+	default:
+		add("template_drift %q is unknown: use %s (the default: a turn the chat template renders otherwise starts a new training sequence) or %s (stop the rollout with an error)", c.TemplateDrift, DriftSplit, DriftFail)
 	}
 	switch c.WeightSync {
 	case "", SyncSGLang: // "": a Config not from DefaultConfig

@@ -53,9 +53,13 @@ type Engine struct {
 	// when the policy wrote it. The trajectory's Response is then a
 	// transcription in the Format's tags (results in result blocks, user
 	// turns as UserTurnText, the template's text between turns left out),
-	// so rewards read chat and plain rollouts alike. A trajectory whose
-	// conversation the template renders other than its ids (a template
-	// that rewrites history) keeps its ids and has TemplateDiffers set.
+	// so rewards read chat and plain rollouts alike. After each tool or
+	// user turn the template's rendering of the conversation is checked
+	// against the ids held; a template that rewrites history there (Qwen3
+	// drops earlier <think> blocks) splits the trajectory into sequences
+	// or fails its rollout (Config.TemplateDrift). One that renders the
+	// finished conversation otherwise keeps its ids and has
+	// TemplateDiffers set.
 	Chat *Chat
 	// Completer, when set, samples every trajectory on its own, a segment
 	// per request (a rollout server, or LocalCompleter), instead of
@@ -184,8 +188,9 @@ func (e *Engine) run(ctx context.Context, tasks []envs.Task, streams Streams) ([
 	if e.Completer != nil {
 		return e.runSegments(ctx, r, rows, maxLen, report)
 	}
-	sess := e.Policy.NewSession(len(rows), maxLen)
+	sess := r.splitting(e.Policy.NewSession(len(rows), maxLen), rows)
 	defer closeSession(sess)
+	dec := r.newDecoder(sess, len(rows))
 	var calls *toolCalls // the last step's calls, running while the other rows decode
 	for {
 		if err := ctx.Err(); err != nil {
@@ -193,13 +198,13 @@ func (e *Engine) run(ctx context.Context, tasks []envs.Task, streams Streams) ([
 			return nil, fmt.Errorf("rollout: %w", err)
 		}
 		feed, active := feeds(rows)
-		logits, err := sess.Step(feed)
+		err := dec.step(rows, feed, active, true)
 		if calls != nil {
 			calls.finish(r)
 			calls = nil
 			if err == nil {
-				feed, resumed := feeds(rows) // rows paused in the first Step, so nil in logits
-				err = stepInto(sess, feed, logits)
+				feed, resumed := feeds(rows) // rows paused in the first step, so not fed in it
+				err = dec.step(rows, feed, resumed, false)
 				active = mergeRows(active, resumed)
 			}
 		}
@@ -209,7 +214,7 @@ func (e *Engine) run(ctx context.Context, tasks []envs.Task, streams Streams) ([
 		if len(active) == 0 {
 			break
 		}
-		if err := r.step(logits, rows, active); err != nil {
+		if err := r.step(dec, rows, active); err != nil {
 			return nil, err
 		}
 		calls = r.startTools(ctx, rows)
@@ -414,33 +419,14 @@ func feeds(rows []*row) (feed [][]int, active []int) {
 	return feed, active
 }
 
-// step samples one token for every active row and advances its state.
-func (r *runner) step(logits [][]float32, rows []*row, active []int) error {
-	if len(logits) != len(rows) {
-		return fmt.Errorf("rollout: session returned %d logit rows for %d sequences", len(logits), len(rows))
-	}
-	us := make([]float64, len(active))
-	if r.sampler.temperature != 0 {
-		for k := range us {
-			us[k] = rows[active[k]].draw()
-		}
-	}
-	toks := make([]int, len(active))
-	lps := make([]float32, len(active))
-	nucs := make([]float32, len(active))
-	errs := make([]error, len(active))
-	one := func(k int) { toks[k], lps[k], nucs[k], errs[k] = r.sampler.draw(logits[active[k]], us[k]) }
-	if len(active)*len(logits[active[0]]) >= parallelWork {
-		parallel(len(active), one)
-	} else {
-		for k := range active {
-			one(k)
-		}
+// step draws one token for every active row (dec: on the host or the
+// device) and advances its state.
+func (r *runner) step(dec *decoder, rows []*row, active []int) error {
+	toks, lps, nucs, err := dec.draws(rows, active)
+	if err != nil {
+		return err
 	}
 	for k, i := range active {
-		if errs[k] != nil {
-			return fmt.Errorf("rollout: sequence %d: %w", i, errs[k])
-		}
 		r.advance(rows[i], toks[k], lps[k])
 		if r.sampler.temperature != 0 && r.sampler.topP < 1 {
 			rows[i].traj.setNucleus(nucs[k])

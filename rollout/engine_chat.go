@@ -54,8 +54,10 @@ func (r *runner) afterStop(w *row, text string) string {
 
 // pushTurn appends ids, written by the engine for a message of role
 // (tool or user) with content, and with Engine.Chat records the
-// assistant's text before it and the message in the row's conversation.
-func (r *runner) pushTurn(w *row, role string, ids []int, content string) {
+// assistant's text before it and the message in the row's conversation,
+// then checks that the template renders the conversation as the ids held
+// (checkTurn): the error is a drift under template_drift: fail.
+func (r *runner) pushTurn(w *row, role string, ids []int, content string) error {
 	kind := KindUser
 	if role == "tool" {
 		kind = KindToolResult
@@ -65,6 +67,7 @@ func (r *runner) pushTurn(w *row, role string, ids []int, content string) {
 	}
 	w.traj.Append(ids, kind, nil)
 	w.feed = append(w.feed, ids...)
+	return r.checkTurn(w)
 }
 
 // said is the text of an assistant turn's tokens, the end-of-turn token

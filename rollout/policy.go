@@ -20,6 +20,27 @@ type Session interface {
 	Step(feed [][]int) ([][]float32, error)
 }
 
+// DeviceSession is a Session that can draw the next tokens where it
+// computes the logits, bringing back a token and two log-probs per
+// sequence instead of V logits (a *policy.Session on a device backend).
+// The engine decodes on it when CanSampleOnDevice says so, inverting
+// each row's nucleus at the uniform number it would have drawn from the
+// row's stream for the host sampler; Complete and the continuous batcher
+// sample on the host.
+type DeviceSession interface {
+	Session
+	// CanSampleOnDevice reports whether StepSample runs.
+	CanSampleOnDevice() bool
+	// StepSample is Step followed by drawing, for every sequence i with
+	// a non-empty feed, tokens[i] at us[i] in [0, 1) (us is nil, and
+	// not read, at temperature 0: greedy), with logprobs[i] under
+	// softmax(logits/temperature) and nucleus[i] under the top-p
+	// nucleus it was drawn from, as the engine's host sampler does up
+	// to float32 rounding; a sequence with an empty feed gets token −1.
+	// It returns an error when a fed sequence's logits are not finite.
+	StepSample(feed [][]int, us []float64, temperature, topP float64) (tokens []int, logprobs, nucleus []float32, err error)
+}
+
 // closeSession releases sess when it has a Close method (a policy.Session
 // does: on a device backend its caches live in device memory); the
 // engine and Complete close every session they start once they are done

@@ -42,6 +42,7 @@ type row struct {
 	msgs  []chat.Message // with Engine.Chat: the conversation so far
 	chat  *Chat          // Engine.Chat with the task's tools, or nil
 	err   error          // a turn that could not be rendered; Run fails with it
+	reset bool           // the trajectory split: the session's sequence is emptied before feed
 }
 
 // draw is the row's next uniform: from a fresh segment stream when the
@@ -111,7 +112,10 @@ func (r *runner) endTurn(w *row, s StopReason) {
 		w.end(stop)
 		return
 	}
-	r.pushTurn(w, "user", r.e.Tokenizer.Encode(r.afterStop(w, w.turns[next])), w.traj.Task.Turns[next])
+	if err := r.pushTurn(w, "user", r.e.Tokenizer.Encode(r.afterStop(w, w.turns[next])), w.traj.Task.Turns[next]); err != nil {
+		w.fail(err)
+		return
+	}
 	w.seg = w.seg[:0]
 }
 
@@ -129,7 +133,10 @@ func (r *runner) applyReply(w *row, msg string, done bool) {
 		return
 	}
 	ids, _ := fitResult(r.e.Tokenizer.Encode(r.afterStop(w, text)), r.replyLimit, r.mark)
-	r.pushTurn(w, "user", ids, msg)
+	if err := r.pushTurn(w, "user", ids, msg); err != nil {
+		w.fail(err)
+		return
+	}
 	w.seg, w.said, w.stop, w.state = w.seg[:0], "", "", generating
 }
 
@@ -155,7 +162,10 @@ func (r *runner) apply(w *row, res envs.Result) {
 			w.fail(err)
 			return
 		}
-		r.pushTurn(w, "tool", out, text)
+		if err = r.pushTurn(w, "tool", out, text); err != nil {
+			w.fail(err)
+			return
+		}
 	} else {
 		open := r.openOut
 		if f.ART() && (n > 1 || !strings.HasSuffix(r.fresh(w.seg), "\n")) {

@@ -66,10 +66,22 @@ type Trajectory struct {
 	// docs/ARCHITECTURE.md).
 	NucleusLogProbs []float32 `json:"nucleus_logprobs,omitempty"`
 	// TemplateDiffers says that the chat template (Engine.Chat) renders
-	// this conversation other than the text of Tokens: a template that
-	// rewrites history, as Qwen3's drops the <think> blocks of turns
-	// before the last user message. The trajectory keeps its own ids.
+	// the finished conversation other than the text of Tokens (the last
+	// sequence): a template that rewrites the last assistant turn (Llama
+	// 3.1 trims its whitespace), or history the per-turn check did not
+	// see (a row whose budget ran out at a turn). The trajectory keeps its
+	// own ids. A rewrite at a tool or user turn splits the trajectory
+	// instead (Splits, Config.TemplateDrift).
 	TemplateDiffers bool `json:"template_differs,omitempty"`
+	// Splits are the sequences of this trajectory closed before the one
+	// Tokens holds, in order, under rollout.template_drift: split: each
+	// ends at a tool or user turn after which the chat template renders
+	// the conversation other than the ids held, and the next one starts
+	// with that rendering as its prompt (all of it KindPrompt, mask 0).
+	// Tokens, Kinds, Mask, LogProbs, NucleusLogProbs and PromptLen are
+	// the last sequence's; the trajectory's reward applies to every one
+	// (Rows). Empty for a trajectory that was never split.
+	Splits []Sequence `json:"splits,omitempty"`
 }
 
 // Reply is one exchange with the user of an envs.UserSession.
@@ -106,27 +118,15 @@ func (t *Trajectory) Append(tokens []int, kind Kind, logprobs []float32) {
 	}
 }
 
-// Validate checks the invariants of the record.
+// Validate checks the invariants of the record: those of its last
+// sequence and of each of its Splits.
 func (t *Trajectory) Validate() error {
-	n := len(t.Tokens)
-	if len(t.Mask) != n || len(t.LogProbs) != n || len(t.Kinds) != n {
-		return fmt.Errorf("rollout: trajectory has %d tokens, %d kinds, %d mask values, %d logprobs", n, len(t.Kinds), len(t.Mask), len(t.LogProbs))
+	if err := t.last().validate(); err != nil {
+		return err
 	}
-	if t.PromptLen > n {
-		return fmt.Errorf("rollout: prompt length %d exceeds %d tokens", t.PromptLen, n)
-	}
-	if k := len(t.NucleusLogProbs); k != 0 && k != n {
-		return fmt.Errorf("rollout: trajectory has %d tokens and %d nucleus log-probs", n, k)
-	}
-	for i, k := range t.Kinds {
-		if !k.valid() {
-			return fmt.Errorf("rollout: token %d has invalid kind %d", i, k)
-		}
-		if (i < t.PromptLen) != (k == KindPrompt) {
-			return fmt.Errorf("rollout: token %d is %s with a prompt of %d tokens", i, k, t.PromptLen)
-		}
-		if t.Mask[i] != k.Mask() {
-			return fmt.Errorf("rollout: token %d is %s with mask %d", i, k, t.Mask[i])
+	for i, s := range t.Splits {
+		if err := s.validate(); err != nil {
+			return fmt.Errorf("%w (split %d of %d)", err, i, len(t.Splits))
 		}
 	}
 	return nil
@@ -156,11 +156,14 @@ func (t *Trajectory) markCall(n int) {
 	}
 }
 
-// ModelTokens counts the tokens the policy sampled (mask 1).
+// ModelTokens counts the tokens the policy sampled (mask 1), in every
+// sequence of the trajectory (Splits included).
 func (t *Trajectory) ModelTokens() int {
 	n := 0
-	for _, m := range t.Mask {
-		n += int(m)
+	for _, s := range t.Sequences() {
+		for _, m := range s.Mask {
+			n += int(m)
+		}
 	}
 	return n
 }

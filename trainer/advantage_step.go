@@ -42,7 +42,8 @@ func (r *Run) rewardWeights() map[string]float64 {
 // lossTokens counts, for each of trajs, the tokens the update's loss
 // reads (AdvantageInput.Tokens): 0 for a rollout cut by the length budget
 // when grpo.mask_truncated is on; otherwise its mask-1 tokens, and its
-// tool-result tokens too when grpo.mask_tool_output is off (lossSeqs).
+// tool-result tokens too when grpo.mask_tool_output is off (lossSeqs),
+// over all its sequences when the chat template split it.
 func (r *Run) lossTokens(trajs []*rollout.Trajectory) []int {
 	g := r.Cfg.GRPO
 	n := make([]int, len(trajs))
@@ -50,9 +51,11 @@ func (r *Run) lossTokens(trajs []*rollout.Trajectory) []int {
 		if g.MaskTruncated && t.Stop == rollout.StopLength {
 			continue
 		}
-		for k, m := range t.Mask {
-			if m != 0 || (!g.MaskToolOutput && k < len(t.Kinds) && t.Kinds[k] == rollout.KindToolResult) {
-				n[i]++
+		for _, s := range t.Sequences() { // every sequence of a split trajectory trains
+			for k, m := range s.Mask {
+				if m != 0 || (!g.MaskToolOutput && k < len(s.Kinds) && s.Kinds[k] == rollout.KindToolResult) {
+					n[i]++
+				}
 			}
 		}
 	}

@@ -176,6 +176,7 @@ func (r *Run) rolloutInto(ctx context.Context, b *stepBatch, tasks []envs.Task, 
 // scoreDraw appends trajs to b with their rewards (scoreOne).
 func (r *Run) scoreDraw(b *stepBatch, trajs []*rollout.Trajectory) {
 	r.noteTemplateDiffers(trajs)
+	r.noteTemplateSplits(trajs)
 	for _, t := range trajs {
 		total, parts := r.scoreOne(t)
 		b.add(t, total, parts)

@@ -35,6 +35,9 @@ import (
 //     rollout.batching: where and how the steps ahead decode their
 //     rollouts (a run warm-started in process goes on with servers); the
 //     steps done are not touched.
+//
+// rollout.template_drift is not among them: split or fail decides which
+// sequences a chat rollout trains (or whether the step fails).
 var resumeKeys = map[string]string{
 	"grpo.steps":                 "the run trains to the new step count",
 	"eval.every":                 "evaluations only",

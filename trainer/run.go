@@ -61,6 +61,7 @@ type Run struct {
 	// plain.
 	Chat          *rollout.Chat
 	templateNoted bool // noteTemplateDiffers has spoken
+	splitNoted    bool // noteTemplateSplits has spoken
 	out           io.Writer
 	red           reducer   // how the processes share the work: solo, or the ranks of TrainOn's job
 	start         time.Time // when this process started the run

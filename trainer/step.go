@@ -60,8 +60,10 @@ func putBatchRewards(m Metrics, b *stepBatch) {
 }
 
 // advantages returns the trajectories of b that train and their
-// advantages under grpo.advantage, recording the share of groups with no
-// spread in reward and the draws of dynamic sampling. The estimator sees
+// advantages under grpo.advantage (as rows: a trajectory the chat
+// template split gives one per sequence, see trainingRows), recording
+// the share of groups with no spread in reward and the draws of dynamic
+// sampling. The estimator sees
 // the training rollouts' rewards, loss-token counts and, when it needs
 // them (gdpo), their reward components (advantageInput); a batch it
 // cannot estimate is an error.
@@ -81,6 +83,7 @@ func (r *Run) advantages(b *stepBatch, m Metrics) ([]*rollout.Trajectory, []floa
 	if g.DynamicSampling.Enabled {
 		putDraws(m, b, G)
 	}
+	train, adv = r.trainingRows(train, adv) // a split trajectory trains each of its sequences
 	return train, adv, nil
 }
 

@@ -70,6 +70,7 @@ func TestHostTensorIsRefused(t *testing.T) {
 		{"Mul", 3, func() error { return a.Mul(d, d, h) }},
 		{"Scale", 1, func() error { return a.Scale(h, 2) }},
 		{"LinearRows", 3, func() error { return a.LinearRows(2, 2, 1, d, d, h) }},
+		{"Sample", 4, func() error { return a.Sample(d, d, backend.Tensor{}, h, backend.Tensor{}, 1, 4, 0, 1) }},
 		{"Upload", 1, func() error { return a.Upload(h, make([]float32, 4)) }},
 		{"Download", 1, func() error { return a.Download(make([]float32, 4), h) }},
 	}

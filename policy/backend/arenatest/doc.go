@@ -4,7 +4,10 @@
 //
 // Its kernels run the pure-Go backend's arithmetic (cpu.NewGo) on views
 // of the arena, so its results are bit for bit those of the "go"
-// backend. Everything a real device backend would catch is caught here:
+// backend. It is a backend.Sampler too, drawing tokens with a float64
+// host reference of that contract, so that decoding that samples on the
+// device runs under its checks. Everything a real device backend would
+// catch is caught here:
 //
 //   - A host tensor given to a kernel, or to Upload and Download in
 //     place of a device one, is an error that names the kernel and the

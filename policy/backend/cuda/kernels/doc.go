@@ -34,7 +34,7 @@
 //	TokenLogProbBack(l, dlogits, logits, targets, saved, dy, N, V)
 //	AdamW(l, p, g, m, v, n, step)          Copy(l, dst, src, n)
 //	Add(l, y, x, n)    Mul(l, y, a, b, n)  Scale(l, x, n, s)  Fill(l, x, n, v)
-//	Sample(l, tokens, logprobs, nucleus, logits, N, V, temperature, topP, seed, step)
+//	Sample(l, tokens, logprobs, nucleus, logits, us, N, V, temperature, topP)
 //
 // Arguments are device addresses (uintptr) of float32 tensors and the
 // sizes the backend knows (N rows, C channels, V vocab, heads H, K, D).

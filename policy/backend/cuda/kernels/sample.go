@@ -1,9 +1,6 @@
 package kernels
 
-import (
-	"fmt"
-	"math/bits"
-)
+import "fmt"
 
 // blockSample is the block of the sampling kernel, one per row.
 const blockSample = 512
@@ -16,36 +13,25 @@ const blockSample = 512
 // is 1), as package rollout's host sampler does.
 //
 // temperature 0 is greedy: the first largest logit, both log-probs at
-// temperature 1. Otherwise the nucleus is every token whose logit is at
-// least that of the lowest-ranked token needed to reach topP of the mass
-// (tokens tied with it all belong), and the token is where the running
-// sum of the nucleus's weights, in index order, passes u times their
-// total, u = Uniform(seed, step, r): the same seed, step and logits give
-// the same tokens on every run. A row with a NaN, or whose largest logit
-// is infinite, gives token −1 and NaN log-probs.
-func Sample(l Launcher, tokens, logprobs, nucleus, logits uintptr, N, V int, temperature, topP float32, seed, step uint64) error {
+// temperature 1; us is not read and may be 0. Otherwise the nucleus is
+// every token whose logit is at least that of the lowest-ranked token
+// needed to reach topP of the mass (tokens tied with it all belong), and
+// the token is where the running sum of the nucleus's weights, in index
+// order, passes us[r] times their total (us [N] holds one number in
+// [0, 1] per row; 1 takes the nucleus's last token): the randomness is
+// the caller's, so the same us and logits give the same tokens on every
+// run. A row with a NaN, or whose largest logit is infinite, gives token
+// −1 and NaN log-probs.
+func Sample(l Launcher, tokens, logprobs, nucleus, logits, us uintptr, N, V int, temperature, topP float32) error {
 	if err := checkSizes("Sample", N, V); err != nil || N == 0 {
 		return err
 	}
 	if V == 0 || V > 1<<24 || !(temperature >= 0) || !(topP > 0 && topP <= 1) {
 		return fmt.Errorf("%w in Sample: V=%d (1 … 2²⁴), temperature %g (≥ 0), top_p %g (in (0, 1])", errSize, V, temperature, topP)
 	}
-	return launch(l, "sample", rowsGrid(N), threads(blockSample), 0,
-		tokens, logprobs, nucleus, logits, int32(V), temperature, topP, seed, step)
-}
-
-// Uniform is the number in [0, 1) that Sample inverts for row r of step
-// under seed: the first word of Philox4x32-10 of the counter
-// (step, r, 0) under the key seed, its top 24 bits scaled by 2⁻²⁴.
-func Uniform(seed, step uint64, r int) float32 {
-	k0, k1 := uint32(seed), uint32(seed>>32)
-	c0, c1, c2, c3 := uint32(step), uint32(step>>32), uint32(r), uint32(0)
-	for range 10 {
-		hi0, lo0 := bits.Mul32(0xD2511F53, c0)
-		hi1, lo1 := bits.Mul32(0xCD9E8D57, c2)
-		c0, c1, c2, c3 = hi1^c1^k0, lo1, hi0^c3^k1, lo0
-		k0 += 0x9E3779B9
-		k1 += 0xBB67AE85
+	if temperature > 0 && us == 0 {
+		return fmt.Errorf("%w in Sample: no uniforms (us) at temperature %g", errSize, temperature)
 	}
-	return float32(c0>>8) * (1.0 / (1 << 24))
+	return launch(l, "sample", rowsGrid(N), threads(blockSample), 0,
+		tokens, logprobs, nucleus, logits, us, int32(V), temperature, topP)
 }

@@ -2,27 +2,9 @@
 // device, one block per row, as package rollout's sampler draws on the
 // host: greedy argmax at temperature 0, else softmax(logits/T) restricted
 // to the top-p nucleus and inverted at a uniform number u in index order.
-// u comes from Philox4x32-10 keyed by the seed with counter (step, row),
-// so a seed gives the same tokens on every run and every device.
+// The caller gives u, one per row (us), drawn on the host from its own
+// seeded streams: the device adds no randomness of its own.
 #include "prelude.cuh"
-
-// philox is the first word of Philox4x32-10 (Salmon et al., 2011) of the
-// counter (step, row, 0) under the key seed.
-DEV unsigned philox(unsigned long long seed, unsigned long long step, unsigned row) {
-  unsigned k0 = (unsigned)seed, k1 = (unsigned)(seed >> 32);
-  unsigned c0 = (unsigned)step, c1 = (unsigned)(step >> 32), c2 = row, c3 = 0;
-  for (int i = 0; i < 10; i++) {
-    unsigned hi0 = umulhi(0xD2511F53u, c0), lo0 = 0xD2511F53u * c0;
-    unsigned hi1 = umulhi(0xCD9E8D57u, c2), lo1 = 0xCD9E8D57u * c2;
-    c0 = hi1 ^ c1 ^ k0;
-    c1 = lo1;
-    c2 = hi0 ^ c3 ^ k1;
-    c3 = lo0;
-    k0 += 0x9E3779B9u;
-    k1 += 0xBB67AE85u;
-  }
-  return c0;
-}
 
 // order maps a float's bits to an unsigned that sorts as the float does.
 DEV unsigned order(float f) {
@@ -140,9 +122,11 @@ DEV Draw invert(const float* x, int V, float m, float inv, unsigned key, float u
 // log-prob under the distribution drawn from (the renormalised nucleus).
 // temperature 0 is greedy: the first largest logit, both log-probs
 // log softmax(logits)[token]. A row with a NaN, or whose largest logit
-// is infinite, gives token −1 and NaN log-probs.
-KERNEL(sample)(float* tokens, float* logprobs, float* nucleus, const float* logits, int V, float temperature,
-               float top_p, unsigned long long seed, unsigned long long step) {
+// is infinite, gives token −1 and NaN log-probs. us [N] is read at
+// temperature > 0 only: row r inverts at us[r], in [0, 1] (1 takes the
+// last token of the nucleus).
+KERNEL(sample)(float* tokens, float* logprobs, float* nucleus, const float* logits, const float* us, int V,
+               float temperature, float top_p) {
   SHARED float red[2 * WARP];
   SHARED int redi[WARP];
   int r = blockIdx.x;
@@ -163,8 +147,7 @@ KERNEL(sample)(float* tokens, float* logprobs, float* nucleus, const float* logi
   Draw d{top, z};
   if (temperature > 0.0f) {
     unsigned key = top_p < 1.0f ? nucleus_key(x, V, m, inv, top_p * z, red) : 0u;
-    float u = (float)(philox(seed, step, (unsigned)r) >> 8) * (1.0f / 16777216.0f);
-    d = invert(x, V, m, inv, key, u, red);
+    d = invert(x, V, m, inv, key, us[r], red);
   }
   if (threadIdx.x == 0) {
     float scaled = (x[d.tok] - m) * inv;

@@ -1,0 +1,151 @@
+package rollout
+
+// Chat templates that are not append-only (Config.TemplateDrift): the
+// check after each tool or user turn, and the split that starts a new
+// sequence from the template's rendering.
+
+import (
+	"fmt"
+
+	"github.com/artist-rl/artist/chat"
+)
+
+// RenderNext renders a whole conversation with the generation prompt:
+// the text the template prompts the policy's next assistant turn with.
+func (c *Chat) RenderNext(msgs []chat.Message) (string, error) {
+	opts := c.opts()
+	opts.AddGenerationPrompt = true
+	return c.Template.Render(msgs, opts)
+}
+
+// checkTurn checks, after a tool or user turn was appended to a chat
+// row, that the template's rendering of the conversation so far, with
+// the generation prompt, is the text of the ids the row's current
+// sequence holds. The comparison is of text: the ids' decoding against
+// the decoding of the rendering's encoding (the rendering as the
+// tokenizer reads it back), so that a policy's token split that differs
+// from the tokenizer's own (the same text in other ids) is no drift,
+// and text the template re-renders is. When they differ, Config.
+// TemplateDrift fail returns a driftError; split closes the sequence and
+// starts the next from the rendering's encoding, which the session is
+// fed afresh (splitSession). A row whose response budget is spent ends
+// here and is not checked (its trajectory's TemplateDiffers says). The
+// new sequence has the session room of the old: a template that drops
+// text (Qwen3) renders fewer tokens than the ids held; one that renders
+// more could overflow it, and the session's Step then fails.
+func (r *runner) checkTurn(w *row) error {
+	if w.chat == nil || w.model >= r.cfg.MaxResponseTokens {
+		return nil
+	}
+	text, err := w.chat.RenderNext(w.msgs)
+	if err != nil {
+		return fmt.Errorf("rollout: %w", err)
+	}
+	tok := r.e.Tokenizer
+	ids := tok.Encode(text)
+	want, held := tok.Decode(ids), tok.Decode(w.traj.Tokens)
+	if want == held {
+		return nil
+	}
+	if r.cfg.TemplateDrift == DriftFail {
+		return driftError(w, held, want)
+	}
+	w.traj.split(ids)
+	w.feed, w.reset = ids, true
+	return nil
+}
+
+// driftError names the template, the message after which it renders
+// the conversation otherwise and where the two texts part.
+func driftError(w *row, held, want string) error {
+	i := len(w.msgs) - 1
+	at := 0
+	for at < len(held) && at < len(want) && held[at] == want[at] {
+		at++
+	}
+	return fmt.Errorf("rollout: the chat template of %s is not append-only: after message %d (%s), it renders the conversation other than the ids the trajectory holds, from byte %d (ids: %q, template: %q); rollout.template_drift is %s: set it to %s to go on in a new training sequence from the template's rendering, or use a template that only appends",
+		w.chat.Template.Origin(), i, w.msgs[i].Role, at, excerpt(held, at), excerpt(want, at), DriftFail, DriftSplit)
+}
+
+// excerpt is up to 40 bytes of s from at.
+func excerpt(s string, at int) string {
+	s = s[at:]
+	if len(s) > 40 {
+		s = s[:40] + "…"
+	}
+	return s
+}
+
+// resetter is a Session that can empty one of its sequences
+// (*policy.Session, and a Batcher's Rows, are).
+type resetter interface {
+	Reset(i int)
+}
+
+// splitSession is the engine's Session when chat rows may split: before
+// each step it empties the sequences of the rows that split, so that the
+// new sequence's prompt, their feed, starts them afresh.
+type splitSession struct {
+	Session
+	rows []*row
+}
+
+// splitDeviceSession is splitSession over a DeviceSession, which it stays:
+// the engine samples on the device through it as it would without it.
+type splitDeviceSession struct {
+	*splitSession
+	dev DeviceSession
+}
+
+// splitting returns sess, wrapped to reset split rows when the engine
+// renders with a chat template under template_drift split (a
+// DeviceSession stays one).
+func (r *runner) splitting(sess Session, rows []*row) Session {
+	if r.e.Chat == nil || r.cfg.TemplateDrift == DriftFail {
+		return sess
+	}
+	s := &splitSession{Session: sess, rows: rows}
+	if dev, ok := sess.(DeviceSession); ok {
+		return &splitDeviceSession{splitSession: s, dev: dev}
+	}
+	return s
+}
+
+// resetSplit empties the sequences of the rows that split and are fed
+// their new prompt in this step.
+func (s *splitSession) resetSplit(feed [][]int) error {
+	for i, w := range s.rows {
+		if !w.reset || len(feed[i]) == 0 {
+			continue
+		}
+		rs, ok := s.Session.(resetter)
+		if !ok {
+			return fmt.Errorf("the chat template of %s re-renders the conversation of sequence %d and template_drift is %s, but the policy's session cannot empty a sequence (it has no Reset): set rollout.template_drift: %s, or decode through a Completer", w.chat.Template.Origin(), i, DriftSplit, DriftFail)
+		}
+		rs.Reset(i)
+		w.reset = false
+	}
+	return nil
+}
+
+// Step resets the split rows, then steps the session.
+func (s *splitSession) Step(feed [][]int) ([][]float32, error) {
+	if err := s.resetSplit(feed); err != nil {
+		return nil, err
+	}
+	return s.Session.Step(feed)
+}
+
+// Close closes the wrapped session.
+func (s *splitSession) Close() { closeSession(s.Session) }
+
+// CanSampleOnDevice is the wrapped session's.
+func (s *splitDeviceSession) CanSampleOnDevice() bool { return s.dev.CanSampleOnDevice() }
+
+// StepSample resets the split rows, then steps and samples on the device.
+func (s *splitDeviceSession) StepSample(feed [][]int, us []float64, temperature, topP float64) ([]int, []float32, []float32, error) {
+	if err := s.resetSplit(feed); err != nil {
+		return nil, nil, nil, err
+	}
+	return s.dev.StepSample(feed, us, temperature, topP)
+}
