@@ -34,6 +34,11 @@ func roundBF16(f float32) uint16 {
 	return uint16((b + 0x7fff + (b>>16)&1) >> 16)
 }
 
+// RoundBF16 is roundBF16 for other packages: the host's rounding to
+// bfloat16 (nearest, ties to even; NaN stays a quiet NaN), which the
+// CUDA backend's conversion kernel must reproduce bit for bit.
+func RoundBF16(f float32) uint16 { return roundBF16(f) }
+
 // fromBF16 is the float32 of a bfloat16, exactly.
 func fromBF16(h uint16) float32 { return math.Float32frombits(uint32(h) << 16) }
 

@@ -232,8 +232,9 @@ test_binary() {
 # The cuda package's device tests (they open the GPU with cuda.Open and
 # skip without one): TestGPUKernels, every kernel case and MatMul on odd
 # sizes against pure Go; TestModelEmuAndGPU, a 2-layer model's log-probs,
-# every gradient and decoding logits against pure Go;
-# TestDevicePlanQwen7B; BenchmarkGPUMatMul, f32 products in TFLOP/s.
+# every gradient and decoding logits against pure Go; TestGPUMatMulBF16
+# and TestGPUModelBF16, compute dtype bf16; TestDevicePlanQwen7B;
+# BenchmarkGPUMatMul, f32 products in TFLOP/s.
 part_kernels() {
 	test_binary kernels cuda policy/backend/cuda 'GPU|DevicePlan' 45 "${NOEMU[@]}" -- \
 		-test.bench 'GPU' -test.benchtime 20x

@@ -4,6 +4,7 @@ import (
 	"github.com/artist-rl/artist/envs/pysandbox"
 	"github.com/artist-rl/artist/envs/sandbox"
 	"github.com/artist-rl/artist/policy"
+	"github.com/artist-rl/artist/policy/backend"
 	"github.com/artist-rl/artist/reward"
 	"github.com/artist-rl/artist/rollout"
 	"github.com/artist-rl/artist/rollout/format"
@@ -319,7 +320,7 @@ func DefaultConfig() Config {
 			HiddenSize: 64, IntermediateSize: 176, NumHiddenLayers: 2,
 			NumAttentionHeads: 4, NumKeyValueHeads: 2, MaxPositionEmbeddings: 256,
 			RopeTheta: 10000, RMSNormEps: 1e-6, TieWordEmbeddings: true,
-		}, LoRA: policy.DefaultLoRAConfig(), ReferenceDType: "f32"},
+		}, LoRA: policy.DefaultLoRAConfig(), ReferenceDType: "f32", ComputeDType: backend.DTypeF32},
 		Format:  format.DefaultFormat(),
 		Prompt:  PromptConfig{Template: "plain", Demos: DemosConfig{K: 3, Select: "bm25"}},
 		Task:    defaultTaskConfig(),

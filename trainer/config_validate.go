@@ -8,6 +8,7 @@ import (
 
 	"github.com/artist-rl/artist/envs/family"
 	"github.com/artist-rl/artist/envs/pysandbox"
+	"github.com/artist-rl/artist/policy/backend"
 	"github.com/artist-rl/artist/reward"
 	"github.com/artist-rl/artist/rollout"
 	"github.com/artist-rl/artist/rollout/format"
@@ -33,6 +34,9 @@ func (c *Config) Validate() error {
 	}
 	if !slices.Contains(referenceDTypes, c.Model.ReferenceDType) {
 		return fmt.Errorf("config: model.reference_dtype %q is unknown: use %s", c.Model.ReferenceDType, strings.Join(referenceDTypes, " or "))
+	}
+	if !slices.Contains(backend.ComputeDTypes, c.Model.ComputeDType) {
+		return fmt.Errorf("config: model.compute_dtype %q is unknown: use %s", c.Model.ComputeDType, strings.Join(backend.ComputeDTypes, " or "))
 	}
 	if c.Init == "" {
 		m := c.Model.Config

@@ -39,6 +39,15 @@ type ModelConfig struct {
 	// their numbers. With model.lora the reference is the base itself,
 	// not a copy, and this key does not apply.
 	ReferenceDType string `yaml:"reference_dtype"`
+	// ComputeDType is the type the backend's matrix products read their
+	// operands in: "f32" (default) or "bf16", which rounds both operands
+	// of every product to bfloat16 and multiplies and sums in float32
+	// (tensor cores on a GPU). Weights, gradients, the optimizer's state,
+	// norms, softmax and every other kernel stay float32. Only the cuda
+	// backend computes in bf16; on another backend bf16 is refused at
+	// start. It changes what is trained, so a resumed run keeps its
+	// value.
+	ComputeDType string `yaml:"compute_dtype"`
 }
 
 // referenceDTypes are the values model.reference_dtype takes.

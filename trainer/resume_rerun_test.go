@@ -235,6 +235,7 @@ func TestResumeDiff(t *testing.T) {
 		{"a list on one line", []string{"rollout.servers=[http://a:1,http://b:2]"},
 			[]string{`rollout.servers: run has (unset), config says ["http://a:1","http://b:2"]`}},
 		{"batching", []string{"rollout.batching=continuous"}, []string{"rollout.batching: run has lockstep, config says continuous"}},
+		{"compute dtype", []string{"model.compute_dtype=bf16"}, []string{"model.compute_dtype: run has f32, config says bf16"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

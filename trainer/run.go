@@ -82,6 +82,9 @@ func Setup(ctx context.Context, cfg Config, out io.Writer) (*Run, error) {
 	if err := checkInit(cfg); err != nil {
 		return nil, err
 	}
+	if err := applyComputeDType(cfg.Model.ComputeDType); err != nil {
+		return nil, err
+	}
 	r := &Run{Cfg: cfg, out: out, red: solo{}}
 	if err := r.setupTasks(); err != nil {
 		return nil, err
@@ -100,7 +103,7 @@ func Setup(ctx context.Context, cfg Config, out io.Writer) (*Run, error) {
 	}
 	var err error
 	sel, _ := policy.DefaultBackend() // setupModel's model computes with it
-	fmt.Fprintf(out, "backend: %v\n", sel)
+	fmt.Fprintf(out, "backend: %v, compute_dtype %s\n", sel, cfg.Model.ComputeDType)
 	if r.Tool, err = r.newTool(cfg.Tool); err != nil {
 		return nil, err
 	}

@@ -34,6 +34,11 @@
 //     also give HostBLAS, which gonum and gorgonia then use for whatever
 //     they compute themselves.
 //
+// One capability is optional: ComputeDTyper, a backend whose products
+// can round their operands to bfloat16 (compute dtype bf16, f32 sums).
+// SetComputeDType sets it on any backend and refuses bf16 on the others
+// (the CPU backends compute in f32 only).
+//
 // gorgonia stays the graph layer: package policy's graph operations are
 // gorgonia Ops whose Do calls one kernel each, so autodiff, the tape
 // machine and the graph cache are unchanged whichever backend computes.

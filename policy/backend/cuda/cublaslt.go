@@ -49,9 +49,10 @@ var _ [unsafe.Sizeof(heuristicResult{}) - heuristicResultBytes]byte
 
 // Precision selects the types of a product. F32 (the default) is f32
 // throughout with CUBLAS_COMPUTE_32F, which agrees with the CPU backends
-// to float32 rounding. BF16Inputs reads A and B as CUDA_R_16BF with f32
-// accumulation and an f32 C: the layout of a bf16 weight path, which the
-// backend does not use yet (its tensors are float32).
+// to float32 rounding. BF16Inputs reads A and B as CUDA_R_16BF with
+// CUBLAS_COMPUTE_32F (f32 products and sums) and an f32 C and D, one of
+// cublasLtMatmul's documented type combinations: the products of compute
+// dtype bf16, whose operands MatMul rounds into bfloat16 scratch first.
 type Precision int
 
 // The precisions.
@@ -145,15 +146,17 @@ func (lt *cublasLt) preference(k planKey) (uintptr, error) {
 	return pref, nil
 }
 
-// planKey is what a plan depends on: the product and the alignment of
-// its operands' addresses.
+// planKey is what a plan depends on: the product, its precision and the
+// alignment of its operands' addresses.
 type planKey struct {
 	g     GEMM
+	p     Precision
 	align [3]uint32 // A, B, C
 }
 
 // alignment is the largest power of two up to 256 that divides addr, at
-// least 4 (float32 tensors).
+// least 4 (float32 tensors; bfloat16 operands are pool blocks, 256-byte
+// aligned).
 func alignment(addr uintptr) uint32 {
 	a := uint32(256)
 	for a > 4 && addr%uintptr(a) != 0 {
@@ -176,9 +179,10 @@ type ltPlan struct {
 	algo          heuristicResult
 }
 
-// plan creates the descriptors of k's product and asks the heuristic for
-// an algorithm that fits the workspace and the operands' alignment.
-func (lt *cublasLt) plan(k planKey, p Precision) (*ltPlan, error) {
+// plan creates the descriptors of k's product (A and B in k.p's type)
+// and asks the heuristic for an algorithm that fits the workspace and
+// the operands' alignment.
+func (lt *cublasLt) plan(k planKey) (*ltPlan, error) {
 	g := k.g
 	pref, err := lt.preference(k)
 	if err != nil {
@@ -197,7 +201,7 @@ func (lt *cublasLt) plan(k planKey, p Precision) (*ltPlan, error) {
 			return nil, err
 		}
 	}
-	ab := ltTypes(p)
+	ab := ltTypes(k.p)
 	for _, l := range []struct {
 		out *uintptr
 		typ int32

@@ -30,8 +30,10 @@ type device interface {
 	// order.
 	copy(dst, src uintptr, n int) error
 	// gemm queues the column-major product g (alpha = 1, D = C in place)
-	// on the operands at a, b and c.
-	gemm(g GEMM, a, b uintptr, beta float32, c uintptr) error
+	// on the operands at a, b and c; p says how A and B are stored:
+	// float32 (F32), or bfloat16 bits (BF16Inputs), 2 bytes a value. C is
+	// float32 and the sums float32 either way.
+	gemm(g GEMM, p Precision, a, b uintptr, beta float32, c uintptr) error
 	// sync waits for every queued operation and reports a failure of any.
 	sync() error
 	// describe says what the device is.

@@ -45,7 +45,13 @@
 // dimensions); the tests check them against the pure-Go backend, and the
 // emulated device runs every product through them. Products are float32
 // with CUBLAS_COMPUTE_32F (no TF32), which agrees with the CPU backends
-// to float32 rounding.
+// to float32 rounding. With compute dtype bf16 (SetComputeDType, the
+// backend.ComputeDTyper capability; model.compute_dtype) MatMul rounds
+// both operands into pooled bfloat16 scratch (kernel round_bf16) and
+// cuBLASLt reads them as CUDA_R_16BF, still with f32 products, sums and
+// result (Precision BF16Inputs); the emulated device widens them and
+// computes the same f32 contract. The bf16 path has run on the emulator
+// and over the fake libraries only, untested on a device.
 //
 // # Libraries
 //

@@ -11,6 +11,7 @@ package cuda
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 	"syscall"
@@ -164,20 +165,32 @@ func (e *emu) Launch(kernel string, grid, block kernels.Dim3, sharedBytes uint32
 }
 
 // gemm runs g by its column-major definition on views of the operands,
-// each as long as its layout spans.
-func (e *emu) gemm(g GEMM, a, b uintptr, beta float32, c uintptr) error {
+// each as long as its layout spans. With p BF16Inputs, A and B are
+// bfloat16 bits (2 bytes a value), widened exactly to float32 first: the
+// products of two bfloat16 values are exact in float32, and the sums are
+// float32, as CUBLAS_COMPUTE_32F computes them.
+func (e *emu) gemm(g GEMM, p Precision, a, b uintptr, beta float32, c uintptr) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var ops [3][]float32
 	for i, o := range []struct {
 		addr uintptr
 		l    Layout
-	}{{a, g.A}, {b, g.B}, {c, g.C}} {
-		v, err := e.view(o.addr, 4*o.l.Elems())
+		bf16 bool
+	}{{a, g.A, p == BF16Inputs}, {b, g.B, p == BF16Inputs}, {c, g.C, false}} {
+		size := 4
+		if o.bf16 {
+			size = 2
+		}
+		v, err := e.view(o.addr, size*o.l.Elems())
 		if err != nil {
 			return fmt.Errorf("cublasLtMatmul: operand %d: %w", i+1, err)
 		}
-		if len(v) > 0 {
+		switch {
+		case len(v) == 0:
+		case o.bf16:
+			ops[i] = widenBF16(unsafe.Slice((*uint16)(unsafe.Pointer(&v[0])), len(v)/2))
+		default:
 			ops[i] = unsafe.Slice((*float32)(unsafe.Pointer(&v[0])), len(v)/4)
 		}
 	}
@@ -185,4 +198,13 @@ func (e *emu) gemm(g GEMM, a, b uintptr, beta float32, c uintptr) error {
 		return fmt.Errorf("cublasLtMatmul: CUBLAS_STATUS_INVALID_VALUE: %w", err)
 	}
 	return nil
+}
+
+// widenBF16 returns the float32 values of bfloat16 bits, exactly.
+func widenBF16(h []uint16) []float32 {
+	f := make([]float32, len(h))
+	for i, v := range h {
+		f[i] = math.Float32frombits(uint32(v) << 16)
+	}
+	return f
 }

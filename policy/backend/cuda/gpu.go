@@ -220,15 +220,15 @@ func (g *gpu) function(kernel string) (uintptr, error) {
 	return fn, nil
 }
 
-// gemm queues gm through cuBLASLt, planning its shape and alignments on
-// first use.
-func (g *gpu) gemm(gm GEMM, a, b uintptr, beta float32, c uintptr) error {
+// gemm queues gm through cuBLASLt, planning its shape, precision and
+// alignments on first use.
+func (g *gpu) gemm(gm GEMM, p Precision, a, b uintptr, beta float32, c uintptr) error {
 	return g.w.do(func() error {
-		k := planKey{g: gm, align: [3]uint32{alignment(a), alignment(b), alignment(c)}}
+		k := planKey{g: gm, p: p, align: [3]uint32{alignment(a), alignment(b), alignment(c)}}
 		pl, ok := g.plans[k]
 		if !ok {
 			var err error
-			if pl, err = g.lt.plan(k, F32); err != nil {
+			if pl, err = g.lt.plan(k); err != nil {
 				return err
 			}
 			g.plans[k] = pl

@@ -25,7 +25,9 @@ func (b *Backend) fits(op string, checks ...any) error {
 	return nil
 }
 
-// MatMul computes c [m, n] = op(a)·op(b) + beta·c (backend.Kernels).
+// MatMul computes c [m, n] = op(a)·op(b) + beta·c (backend.Kernels); with
+// compute dtype bf16 (SetComputeDType) a and b are rounded to bfloat16
+// first and the products and sums are float32.
 func (b *Backend) MatMul(ta, tb bool, m, n, k int, a, bm backend.Tensor, beta float32, c backend.Tensor) error {
 	if err := b.args("MatMul", a, bm, c); err != nil {
 		return err
@@ -45,7 +47,10 @@ func (b *Backend) MatMul(ta, tb bool, m, n, k int, a, bm backend.Tensor, beta fl
 		return b.wrap("MatMul", kernels.Scale(b.dev, c.Addr(), m*n, beta))
 	}
 	g := ColMajorGEMM(ta, tb, m, n, k)
-	return b.wrap("MatMul", b.dev.gemm(g, bm.Addr(), a.Addr(), beta, c.Addr()))
+	if b.bf16.Load() {
+		return b.wrap("MatMul", b.gemmBF16(g, bm.Addr(), a.Addr(), beta, c.Addr()))
+	}
+	return b.wrap("MatMul", b.dev.gemm(g, F32, bm.Addr(), a.Addr(), beta, c.Addr()))
 }
 
 // AddBias adds bias [M] to every row of y [rows, M].

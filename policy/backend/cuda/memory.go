@@ -3,6 +3,7 @@ package cuda
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/artist-rl/artist/policy/backend"
@@ -16,7 +17,8 @@ import (
 type Backend struct {
 	name string // "cuda" or "cudaemu"
 	dev  device
-	pool *pool // tensors' memory
+	pool *pool       // tensors' memory and MatMul's bfloat16 operands
+	bf16 atomic.Bool // compute dtype bf16 (SetComputeDType)
 
 	// scratch is device memory for a kernel's host inputs (Rope's
 	// positions, AttendCached's span descriptors) and the scratch some

@@ -31,7 +31,15 @@ func newPool(dev device) *pool {
 }
 
 // alloc returns a zeroed block of at least n bytes (n > 0).
-func (p *pool) alloc(n int) (uintptr, error) {
+func (p *pool) alloc(n int) (uintptr, error) { return p.get(n, true) }
+
+// allocDirty returns a block of at least n bytes (n > 0) whose contents
+// are undefined: scratch that a kernel writes whole before it is read.
+func (p *pool) allocDirty(n int) (uintptr, error) { return p.get(n, false) }
+
+// get returns a block of at least n bytes, zeroed when zero is set (a
+// fresh block from the device always is).
+func (p *pool) get(n int, zero bool) (uintptr, error) {
 	n = (n + poolAlign - 1) / poolAlign * poolAlign
 	p.mu.Lock()
 	if s := p.spare[n]; len(s) > 0 {
@@ -40,6 +48,9 @@ func (p *pool) alloc(n int) (uintptr, error) {
 		p.cached -= n
 		p.size[addr] = n
 		p.mu.Unlock()
+		if !zero {
+			return addr, nil
+		}
 		return addr, p.dev.zero(addr, n)
 	}
 	p.mu.Unlock()

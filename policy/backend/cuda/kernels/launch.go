@@ -80,5 +80,5 @@ var KernelNames = []string{
 	"rmsnorm", "rmsnorm_back_dx", "rmsnorm_back_dw", "rope", "swiglu", "swiglu_back",
 	"token_logprob", "token_logprob_back", "adamw", "sample",
 	"attention_tiled", "attention_rows", "attention_back_q", "attention_back_kv",
-	"attention_back_q_tiled", "attention_back_kv_tiled", "attend_cached", "attend_cached_rows",
+	"attention_back_q_tiled", "attention_back_kv_tiled", "attend_cached", "attend_cached_rows", "round_bf16",
 }

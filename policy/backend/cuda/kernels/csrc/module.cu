@@ -9,3 +9,4 @@
 #include "attention_back.cu"
 #include "attention_back_tiled.cu"
 #include "sample.cu"
+#include "bf16.cu"

@@ -2,20 +2,24 @@
 // GPU. It keeps cuBLASLt's C interface (opaque descriptors, the 96-byte
 // heuristic result, the 16 arguments of cublasLtMatmul, host alpha and
 // beta) and computes the product on the host by the column-major
-// definition. It refuses what the backend must not ask: another compute
-// or data type, unknown attributes, inconsistent layouts, an algorithm it
-// did not hand out, a missing workspace, a stream other than 0.
+// definition. A and B are CUDA_R_32F, or both CUDA_R_16BF (bfloat16 bits,
+// widened exactly; products and sums in f32, as CUBLAS_COMPUTE_32F); C
+// and D are CUDA_R_32F. It refuses what the backend must not ask: another
+// compute or data type, A and B of different types, unknown attributes,
+// inconsistent layouts, an algorithm it did not hand out, a missing
+// workspace, a stream other than 0. fake_bf16_products counts the
+// products it computed from bfloat16 operands.
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef int cublasStatus_t;
 enum { SUCCESS = 0, INVALID_VALUE = 7, NOT_SUPPORTED = 15 };
-enum { COMPUTE_32F = 68, R_32F = 0, OP_N = 0, OP_T = 1 };
+enum { COMPUTE_32F = 68, R_32F = 0, R_16BF = 14, OP_N = 0, OP_T = 1 };
 #define MAGIC 0x61727469737443ull
 
 typedef struct { int32_t transa, transb; } Desc;
-typedef struct { uint64_t rows, cols; int64_t ld; } Layout;
+typedef struct { uint64_t rows, cols; int64_t ld; int type; } Layout;
 typedef struct { uint64_t workspace; uint32_t align[4]; } Pref;  // min alignment of A, B, C, D
 typedef struct { uint64_t data[8]; } Algo;
 typedef struct {
@@ -28,6 +32,8 @@ typedef struct {
 _Static_assert(sizeof(HeuristicResult) == 96, "cublasLtMatmulHeuristicResult_t is 96 bytes");
 
 static int handle;
+static long bf16_products;
+long fake_bf16_products(void) { return bf16_products; }
 
 cublasStatus_t cublasLtCreate(void** h) { *h = &handle; return SUCCESS; }
 size_t cublasLtGetVersion(void) { return 130000; }
@@ -48,10 +54,10 @@ cublasStatus_t cublasLtMatmulDescSetAttribute(Desc* d, int attr, const void* buf
   return SUCCESS;
 }
 cublasStatus_t cublasLtMatrixLayoutCreate(Layout** l, int type, uint64_t rows, uint64_t cols, int64_t ld) {
-  if (type != R_32F) return NOT_SUPPORTED;
+  if (type != R_32F && type != R_16BF) return NOT_SUPPORTED;
   if (ld < (int64_t)(rows ? rows : 1)) return INVALID_VALUE;
   *l = malloc(sizeof(Layout));
-  (*l)->rows = rows, (*l)->cols = cols, (*l)->ld = ld;
+  (*l)->rows = rows, (*l)->cols = cols, (*l)->ld = ld, (*l)->type = type;
   return SUCCESS;
 }
 cublasStatus_t cublasLtMatmulPreferenceCreate(Pref** p) {
@@ -81,8 +87,11 @@ static void opShape(int t, const Layout* l, uint64_t* r, uint64_t* c) {
   *c = t == OP_T ? l->rows : l->cols;
 }
 
+// consistent checks the shapes and the types: A and B alike (f32 or
+// bf16), C and D f32.
 static int consistent(const Desc* d, const Layout* a, const Layout* b, const Layout* c, const Layout* dd) {
   uint64_t ar, ac, br, bc;
+  if (a->type != b->type || c->type != R_32F || dd->type != R_32F) return 0;
   opShape(d->transa, a, &ar, &ac);
   opShape(d->transb, b, &br, &bc);
   return ac == br && c->rows == ar && c->cols == bc && dd->rows == c->rows && dd->cols == c->cols && dd->ld == c->ld;
@@ -102,11 +111,19 @@ cublasStatus_t cublasLtMatmulAlgoGetHeuristic(void* h, Desc* d, Layout* a, Layou
   return SUCCESS;
 }
 
-static float at(int t, const Layout* l, const float* x, uint64_t i, uint64_t j) {
-  return t == OP_T ? x[j + i * l->ld] : x[i + j * l->ld];
+// at is op(X)(i, j), widened from bfloat16 bits when the layout says so.
+static float at(int t, const Layout* l, const void* x, uint64_t i, uint64_t j) {
+  uint64_t k = t == OP_T ? j + i * l->ld : i + j * l->ld;
+  if (l->type == R_16BF) {
+    uint32_t bits = (uint32_t)((const uint16_t*)x)[k] << 16;
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+  }
+  return ((const float*)x)[k];
 }
 
-cublasStatus_t cublasLtMatmul(void* h, Desc* d, const float* alpha, const float* A, Layout* a, const float* B,
+cublasStatus_t cublasLtMatmul(void* h, Desc* d, const float* alpha, const void* A, Layout* a, const void* B,
                               Layout* b, const float* beta, const float* C, Layout* c, float* D, Layout* dd,
                               const Algo* algo, void* workspace, size_t wsBytes, void* stream) {
   if (h != &handle || !algo || algo->data[0] != MAGIC || !workspace || wsBytes == 0 || stream != NULL)
@@ -119,6 +136,7 @@ cublasStatus_t cublasLtMatmul(void* h, Desc* d, const float* alpha, const float*
   uint64_t ar, ac;
   opShape(d->transa, a, &ar, &ac);
   K = ac;
+  if (a->type == R_16BF) bf16_products++;
   for (uint64_t j = 0; j < N; j++)
     for (uint64_t i = 0; i < M; i++) {
       float s = 0;
