@@ -16,10 +16,21 @@ import (
 )
 
 // samplers returns the backends that sample on the device here: the
-// arena (always) and the emulated CUDA device where it opens.
+// arena (always), the emulated CUDA device where it opens, and the
+// backend ARTIST_BACKEND names when it samples on its device (cuda on a
+// GPU: the device check runs these tests there).
 func samplers(t *testing.T) map[string]backend.Backend {
 	t.Helper()
 	out := map[string]backend.Backend{"arena": newArena(t)}
+	if name := os.Getenv(backend.EnvVar); name != "" && name != "cudaemu" {
+		be, err := backend.Open(name)
+		if err != nil {
+			t.Fatalf("%s=%s: %v", backend.EnvVar, name, err)
+		}
+		if _, ok := be.(backend.Sampler); ok {
+			out[name] = be
+		}
+	}
 	emu, err := backend.Open("cudaemu")
 	switch {
 	case err == nil:

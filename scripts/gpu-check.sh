@@ -252,7 +252,7 @@ part_emulator() {
 # gradient, decoding logits), PyTorch's references (logits, gradients, 16
 # greedy tokens of two prompts) and the GRPO step, on the selected
 # backend; CXX names no compiler so that cudaemu stays out of the way.
-POLICY_TESTS='^(TestBackendsAgree|TestHF.*|TestGRPOStepLowersLoss|TestBackwardGradCheck|TestLoRAGradCheck|TestRecomputeMatchesSaving.*|TestFusedHeadMatchesUnfused|TestSession.*|TestLogProbsMatchesReference|TestTemperatureLogProbs|TestArena.*|TestFreeze16Forward|TestMemoryPlanSameBits)$'
+POLICY_TESTS='^(TestBackendsAgree|TestHF.*|TestGRPOStepLowersLoss|TestBackwardGradCheck|TestLoRAGradCheck|TestRecomputeMatchesSaving.*|TestFusedHeadMatchesUnfused|TestSession.*|TestStepSample.*|TestLogProbsMatchesReference|TestTemperatureLogProbs|TestArena.*|TestFreeze16Forward|TestMemoryPlanSameBits)$'
 
 part_policy() {
 	grpo_reference_start
