@@ -238,6 +238,9 @@ func TestArenaBackwardIsBitIdentical(t *testing.T) {
 					}
 					out[fmt.Sprintf("log-probs %d", k)] = flatten(lp)
 				}
+				if err := m.HostGrads(); err != nil {
+					t.Fatal(err)
+				}
 				for _, p := range m.TrainParams() {
 					out["grad "+p.Name] = append([]float32(nil), p.Grad...)
 				}

@@ -120,6 +120,9 @@ func runAll(t *testing.T, m *Model, seqs [][]int, coef [][]float32) map[string][
 		t.Fatal(err)
 	}
 	out["backward log-probs"] = flatten(lp)
+	if err := m.HostGrads(); err != nil {
+		t.Fatal(err)
+	}
 	for _, p := range m.Params {
 		out["grad "+p.Name] = append([]float32(nil), p.Grad...)
 	}

@@ -188,7 +188,8 @@ func BenchmarkGraphMemory(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer m.dropGraphs()
-		return float64(m.graphs.graphs[[2]int{B, T}].bytes) / (1 << 20)
+		N, T := packedShape(seqs, T)
+		return float64(m.graphs.graphs[[2]int{N, T}].bytes) / (1 << 20)
 	}
 	var planned, whole float64
 	for b.Loop() {

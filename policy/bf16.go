@@ -175,6 +175,9 @@ func numel(shape []int) int {
 // Freeze16 would give, built without the float32 copy of the frozen
 // weights; adapters are not copied (the copy is the base).
 func (m *Model) Clone16() *Model {
+	if err := m.HostWeights(); err != nil {
+		panic(err) // as Clone
+	}
 	c := newShell16(m.Config, m.be)
 	for i, p := range c.Params {
 		switch src := m.Params[i]; {

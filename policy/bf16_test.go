@@ -248,7 +248,7 @@ func TestFreeze16RefusesWrites(t *testing.T) {
 			return err
 		}},
 		{"SaveModel", func(m *Model) error { return SaveModel(t.TempDir(), m) }},
-		{"EnableGrads", func(m *Model) error { return recovered(m.EnableGrads) }},
+		{"EnableGrads", func(m *Model) error { return recovered(func() { m.EnableGrads() }) }},
 		{"MergeAdapters", func(m *Model) error {
 			if err := m.AttachLoRA(LoRAConfig{Rank: 2, Alpha: 4, Targets: []string{"q"}}, rand.New(rand.NewSource(1))); err != nil {
 				return err

@@ -20,14 +20,14 @@ import (
 // second term where layer l's target p has a LoRA adapter (s = alpha/r;
 // drop is dropout, in training only). Every value is a backend tensor
 // and every step a backend kernel; the host only draws the dropout masks
-// (uploaded) and adds finished weight gradients into Param.Grad.
+// (uploaded); finished weight gradients are added into the model's
+// gradients (graphMemory.addGrad).
 type block struct {
 	be   backend.Backend
 	g    geometry
 	L    Layer
 	l    int
 	N    int   // rows
-	T    int   // rows per sequence in training (a padded batch); 0 in decoding
 	lora *LoRA // the model's adapters, or nil; with them the base is frozen
 	mode blockMode
 	v    *blockValues // where forward writes its values
@@ -49,6 +49,9 @@ type blockMode interface {
 	// attend writes bk.v.a [N, H·D], the causal attention of the rotated
 	// bk.v.q over the rotated keys bk.v.k and the values bk.v.v.
 	attend(bk *block) error
+	// attendBack writes bk.d.dq, dk and dv, attend's gradients given
+	// bk.d.da (training only).
+	attendBack(bk *block) error
 	// rope gives the rows' positions and the rotary tables.
 	rope() (pos []int, cos, sin backend.Tensor)
 }
@@ -78,7 +81,7 @@ type blockGrads struct {
 	dw                               backend.Tensor // a weight's gradient, [max(F, H·D)·C]
 	part                             backend.Tensor // one projection's part of a gradient, [N·max(C, F, H·D)]
 	du                               backend.Tensor // [N, r]; in forward, s·u
-	host                             []float32      // a device gradient on its way into Param.Grad, [max(F, H·D)·C]
+	gm                               *graphMemory   // where finished weight gradients are added
 }
 
 // weight is the mode's tensor of p, keeping the first error in e.
@@ -206,7 +209,7 @@ func (bk *block) backward(dx, x, dy backend.Tensor) error {
 	e.add(be.Add(d.dx2, d.dn))
 	// Attention: x2 = x + o(attn(rope(q(h1)), rope(k(h1)), v(h1))), h1 = norm(x).
 	e.add(bk.sum(d.da, true, targetO, d.dx2, v.a, L.O, nil, HD, C))
-	e.add(be.AttentionBack(d.dq, d.dk, d.dv, v.q, v.k, v.v, v.a, v.probs, d.da, g.heads(), bk.T))
+	e.add(bk.mode.attendBack(bk))
 	e.add(be.Rope(d.dq, d.dq, g.H, g.D, pos, cos, sin, true))
 	e.add(be.Rope(d.dk, d.dk, g.K, g.D, pos, cos, sin, true))
 	e.add(bk.sum(d.dh1, true, targetV, d.dv, v.h1, L.V, L.VB, C, KD))
@@ -278,9 +281,9 @@ func (bk *block) adapterBack(dx backend.Tensor, a *Adapter, dy, x backend.Tensor
 	return e.err
 }
 
-// addGrad adds t into p.Grad on the host (see addGrad).
+// addGrad adds t into p's gradient (graphMemory.addGrad).
 func (bk *block) addGrad(p *Param, t backend.Tensor) error {
-	return addGrad(bk.be, p.Grad, t, bk.d.host)
+	return bk.d.gm.addGrad(p, t)
 }
 
 // linearBack is the backward pass of y [N, out] = x [N, in]·Wᵀ (+ b):

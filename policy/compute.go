@@ -56,11 +56,16 @@ func (m *Model) Backend() backend.Backend { return m.be }
 // UseBackend makes the model compute with b from now on; compiled
 // training graphs are dropped, and the weights are mirrored into b when a
 // computation first needs them. Results agree between backends to float32
-// rounding, not bit for bit: libraries sum in other orders. Not safe to
-// call while the model is in use.
+// rounding, not bit for bit: libraries sum in other orders. Weights an
+// optimizer updated on the old backend's device come to the host first
+// (HostWeights; it panics when they cannot). Not safe to call while the
+// model is in use.
 func (m *Model) UseBackend(b backend.Backend) {
 	if b == nil {
 		panic("policy: UseBackend(nil)")
+	}
+	if err := m.HostWeights(); err != nil {
+		panic(err)
 	}
 	m.be = b
 	m.w = newWeightSet(b) // the old set may be shared (Base), so it is not freed

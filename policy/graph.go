@@ -32,6 +32,7 @@ type graphSettings struct {
 	// chunks of headChunkValues logits (at least one row).
 	headFuseAbove, headChunkValues int
 	recompute                      bool // decoder blocks recompute their values in the backward pass (graph_block.go)
+	pad                            bool // each sequence takes T rows, padded, instead of packing (to measure packing)
 }
 
 func defaultGraphSettings() graphSettings {
@@ -47,9 +48,11 @@ func defaultGraphSettings() graphSettings {
 // graph in use. Call it before training starts.
 func (m *Model) SetGraphCacheBytes(n int64) { m.gs.cacheBytes = n }
 
-// trainGraph is one compiled graph for a padded shape (B, T).
+// trainGraph is one compiled graph for a shape (N, T): N rows that hold
+// a packed batch whose sequences have at most T tokens.
 type trainGraph struct {
-	B, T    int
+	N, T    int
+	mode    *batchMode // the blocks' rows: load sets their sequences and positions
 	vm      G.VM
 	gm      *graphMemory // where the values live
 	params  []*G.Node    // aligned with graphParams; values share Param.Data
@@ -73,11 +76,13 @@ type trainGraph struct {
 // coef[i][0] is ignored. Supervised fine-tuning passes −1/count on answer
 // tokens; GRPO passes ∂loss/∂logp.
 //
-// The batch is padded to T = the longest sequence rounded up to a multiple
-// of 16 and to B = len(seqs) rounded up to a power of two up to 8, to a
-// multiple of 8 above (padding rows
-// carry no target and no weight), and the compiled graph is cached by
-// (B, T) — at most four shapes per model. The graph reads the weights straight from Param.Data
+// The sequences are packed, not padded: back to back in the rows of the
+// batch, each attending only over its own tokens. The graph's shape is
+// (N, T): N rows, at least the tokens, and T tokens a sequence at most,
+// at least the longest, each rounded up to a value 4, 5, 6 or 7 times a
+// power of two (packedShape); the rows after the last
+// sequence are padding sequences of at most T rows, with no target and no
+// weight. At most four graphs are kept per model. The graph reads the weights straight from Param.Data
 // (no copy), so in-place optimizer updates are seen by the next call.
 // Backward is not safe for concurrent use on one model. It returns
 // ErrFrozen16 on a model frozen in bfloat16 (Freeze16).
@@ -96,13 +101,16 @@ func (m *Model) Backward(seqs [][]int, coef [][]float32) (logp [][]float32, err 
 	if longest == 0 {
 		return logp, nil
 	}
-	T := (longest + padMultiple - 1) / padMultiple * padMultiple
-	B := paddedBatch(len(seqs))
-	tg, err := m.graph(B, T)
+	N, T := packedShape(seqs, longest)
+	if m.gs.pad {
+		T = (longest + padMultiple - 1) / padMultiple * padMultiple
+		N = paddedBatch(len(seqs)) * T
+	}
+	tg, err := m.graph(N, T)
 	if err != nil {
 		return nil, err
 	}
-	tg.load(seqs, coef)
+	starts := tg.load(seqs, coef, m.gs.pad)
 	if err := tg.bind(m); err != nil {
 		return nil, err
 	}
@@ -113,11 +121,13 @@ func (m *Model) Backward(seqs [][]int, coef [][]float32) (logp [][]float32, err 
 	}
 	tg.vm.Reset()
 	tg.plan.next = 0
-	m.EnableGrads() // kernels may add into Param.Grad as they run
+	if err := m.EnableGrads(); err != nil { // kernels add into the gradients as they run
+		return nil, fmt.Errorf("policy: backward: %w", err)
+	}
 	if err := tg.vm.RunAll(); err != nil {
 		return nil, fmt.Errorf("policy: backward: %w", err)
 	}
-	if err := tg.addGrads(m); err != nil {
+	if err := tg.addGrads(); err != nil {
 		return nil, err
 	}
 	if tg.bytes == 0 {
@@ -130,24 +140,10 @@ func (m *Model) Backward(seqs [][]int, coef [][]float32) (logp [][]float32, err 
 	}
 	for i, s := range seqs {
 		for t := 1; t < len(s); t++ {
-			logp[i][t] = lp[i*T+t-1]
+			logp[i][t] = lp[starts[i]+t-1]
 		}
 	}
 	return logp, nil
-}
-
-// paddedBatch is the batch size a graph is built for: n rounded up to a
-// power of two up to batchPad (small micro-batches of long sequences waste
-// little), to a multiple of batchPad above it.
-func paddedBatch(n int) int {
-	if n > batchPad {
-		return (n + batchPad - 1) / batchPad * batchPad
-	}
-	b := 1
-	for b < n {
-		b *= 2
-	}
-	return b
 }
 
 // checkBatch validates the arguments of Backward and returns the longest
@@ -174,27 +170,6 @@ func (m *Model) checkBatch(seqs [][]int, coef [][]float32) (int, error) {
 	return longest, nil
 }
 
-// load writes the padded batch into the graph's input tensors.
-func (tg *trainGraph) load(seqs [][]int, coef [][]float32) {
-	T := tg.T
-	for b := 0; b < tg.B; b++ {
-		var s []int
-		if b < len(seqs) {
-			s = seqs[b]
-		}
-		for t := 0; t < T; t++ {
-			r := b*T + t
-			tg.ids[r], tg.targets[r], tg.coef[r] = 0, -1, 0
-			if t < len(s) {
-				tg.ids[r] = float32(s[t])
-			}
-			if t+1 < len(s) {
-				tg.targets[r], tg.coef[r] = float32(s[t+1]), coef[b][t+1]
-			}
-		}
-	}
-}
-
 // bind makes every parameter node read its Param.Data again if the slice
 // was replaced since the graph was built (e.g. by loading weights), and
 // on a device backend registers the model's mirror of each.
@@ -214,22 +189,21 @@ func (tg *trainGraph) bind(m *Model) error {
 	return nil
 }
 
-// addGrads adds the graph's parameter gradients into Param.Grad.
-func (tg *trainGraph) addGrads(m *Model) error {
+// addGrads adds the graph's parameter gradients into the model's
+// (graphMemory.addGrad).
+func (tg *trainGraph) addGrads() error {
 	for i, p := range tg.wrt {
 		v := tg.grads[i].Value()
 		if v == nil {
 			return fmt.Errorf("policy: backward: no gradient computed for %s", p.Name)
 		}
-		g, acc := v.Data().([]float32), p.Grad
-		if err := tg.gm.download(g); err != nil {
+		t, err := tg.gm.of(v.Data().([]float32))
+		if err == nil {
+			err = tg.gm.addGrad(p, t)
+		}
+		if err != nil {
 			return fmt.Errorf("policy: backward: gradient of %s: %w", p.Name, err)
 		}
-		parallelChunks(len(g), func(lo, hi int) {
-			for j, x := range g[lo:hi] {
-				acc[lo+j] += x
-			}
-		})
 	}
 	return nil
 }
@@ -293,12 +267,13 @@ func (m *Model) graphParams() []*Param {
 	return append(append([]*Param(nil), m.Params...), m.lora.Params()...)
 }
 
-// buildGraph builds and compiles the graph for B sequences of T tokens.
-func buildGraph(m *Model, B, T int) (*trainGraph, error) {
-	g, N := geometryOf(m.Config), B*T
+// buildGraph builds and compiles the graph for N rows of sequences of at
+// most T tokens.
+func buildGraph(m *Model, N, T int) (*trainGraph, error) {
+	g := geometryOf(m.Config)
 	eg := G.NewGraph()
-	tg := &trainGraph{B: B, T: T, ids: make([]float32, N), targets: make([]float32, N), coef: make([]float32, N)}
-	gm := newGraphMemory(m.be)
+	tg := &trainGraph{N: N, T: T, ids: make([]float32, N), targets: make([]float32, N), coef: make([]float32, N)}
+	gm := newGraphMemory(m.be, m.w)
 	b := &builder{be: m.be, gm: gm, g: g, T: T, pn: make(map[*Param]*G.Node), gs: m.gs, lora: m.lora, invTemp: m.invTemp(), direct: map[*Param]bool{}, children: map[*G.Node][]*G.Node{}}
 	cos, sin := ropeTables(T, g.D, m.Config.RopeTheta)
 	if err := b.tables(cos, sin); err != nil {
@@ -349,6 +324,10 @@ func buildGraph(m *Model, B, T int) (*trainGraph, error) {
 	}
 	tg.vm = G.NewTapeMachine(eg)
 	tg.eg, tg.saves, tg.scratch, tg.gm = eg, b.saves, b.scratchBytes, gm
+	tg.mode = &batchMode{pos: make([]int, N)} // a model without layers attends nowhere
+	if b.blocks != nil {
+		tg.mode = b.blocks.mode
+	}
 	return tg, nil
 }
 

@@ -24,12 +24,15 @@ import (
 	"gorgonia.org/tensor"
 )
 
-// batchMode runs a block over the N = B·T rows of a padded batch: row r
-// holds position r mod T of sequence r/T; products cover all rows at once.
+// batchMode runs a block over the N rows of a packed batch: sequences
+// of lens[i] rows back to back (Σ lens = N), row r at position pos[r] of
+// its sequence; products cover all rows at once, attention runs per
+// sequence. Backward's load sets lens and pos for each run.
 type batchMode struct {
 	be       backend.Backend
 	gm       *graphMemory
 	pos      []int // [N]
+	lens     []int // the sequences' rows, in order
 	cos, sin backend.Tensor
 }
 
@@ -47,9 +50,42 @@ func (m *batchMode) residual(bk *block, t loraTarget, y, x, a backend.Tensor, w 
 	return m.be.Add(y, x)
 }
 
+// attend runs Attention over each sequence's rows, its saved
+// probabilities (n·H·n values for n rows) back to back in v.probs.
 func (m *batchMode) attend(bk *block) error {
-	v := bk.v
-	return m.be.Attention(v.a, v.probs, v.q, v.k, v.v, bk.g.heads(), bk.T)
+	v, h := bk.v, bk.g.heads()
+	return m.perSequence(h, v.probs, func(r, n int, rows func(t backend.Tensor, w int) backend.Tensor, probs backend.Tensor) error {
+		return m.be.Attention(rows(v.a, h.H*h.D), probs, rows(v.q, h.H*h.D), rows(v.k, h.K*h.D), rows(v.v, h.K*h.D), h, n)
+	})
+}
+
+// attendBack runs AttentionBack over each sequence's rows (attend).
+func (m *batchMode) attendBack(bk *block) error {
+	v, d, h := bk.v, bk.d, bk.g.heads()
+	HD, KD := h.H*h.D, h.K*h.D
+	return m.perSequence(h, v.probs, func(r, n int, rows func(t backend.Tensor, w int) backend.Tensor, probs backend.Tensor) error {
+		return m.be.AttentionBack(rows(d.dq, HD), rows(d.dk, KD), rows(d.dv, KD), rows(v.q, HD), rows(v.k, KD), rows(v.v, KD),
+			rows(v.a, HD), probs, rows(d.da, HD), h, n)
+	})
+}
+
+// perSequence calls fn for each sequence of lens: its first row r, its
+// n rows, a function that cuts its rows out of a tensor of w values a
+// row, and its part of saved (empty when saved is).
+func (m *batchMode) perSequence(h backend.Heads, saved backend.Tensor, fn func(r, n int, rows func(backend.Tensor, int) backend.Tensor, probs backend.Tensor) error) error {
+	r, sv := 0, 0
+	for _, n := range m.lens {
+		rows := func(t backend.Tensor, w int) backend.Tensor { return t.Slice(r*w, (r+n)*w) }
+		var probs backend.Tensor
+		if saved.Len() > 0 {
+			probs = saved.Slice(sv, sv+n*h.H*n)
+		}
+		if err := fn(r, n, rows, probs); err != nil {
+			return err
+		}
+		r, sv = r+n, sv+n*h.H*n
+	}
+	return nil
 }
 
 func (m *batchMode) rope() ([]int, backend.Tensor, backend.Tensor) { return m.pos, m.cos, m.sin }
@@ -129,7 +165,7 @@ func (b *builder) adapted(t loraTarget, l int) bool {
 
 // newBlockGrads asks for the blocks' backward temporaries for N rows.
 func (b *builder) newBlockGrads(N int) *blockGrads {
-	g, d := b.g, &blockGrads{}
+	g, d := b.g, &blockGrads{gm: b.gm}
 	C, F, HD, KD := g.C, g.F, g.H*g.D, g.K*g.D
 	ts := []sized{{&d.dact, N * F}, {&d.dgt, N * F}, {&d.dup, N * F}, {&d.dh2, N * C}, {&d.dn, N * C},
 		{&d.dx2, N * C}, {&d.da, N * HD}, {&d.dq, N * HD}, {&d.dk, N * KD}, {&d.dv, N * KD}, {&d.dh1, N * C},
@@ -139,9 +175,6 @@ func (b *builder) newBlockGrads(N int) *blockGrads {
 	}
 	if b.lora != nil {
 		ts = append(ts, sized{&d.du, N * b.lora.Config.Rank})
-	}
-	if !b.gm.host {
-		d.host = make([]float32, max(F, HD)*C)
 	}
 	b.blocks.bufs = append(b.blocks.bufs, ts...)
 	return d
@@ -158,11 +191,14 @@ func (b *builder) block(x *G.Node, l int, L Layer) *G.Node {
 		return nil
 	}
 	if b.blocks == nil {
-		pos := make([]int, N)
+		pos, lens := make([]int, N), make([]int, 0, (N+b.T-1)/b.T)
 		for r := range pos {
 			pos[r] = r % b.T
 		}
-		b.blocks = &blockShared{mode: &batchMode{be: b.be, gm: b.gm, pos: pos, cos: b.cosT, sin: b.sinT}}
+		for r := 0; r < N; r += b.T {
+			lens = append(lens, min(b.T, N-r))
+		}
+		b.blocks = &blockShared{mode: &batchMode{be: b.be, gm: b.gm, pos: pos, lens: lens, cos: b.cosT, sin: b.sinT}}
 		b.blocks.d = b.newBlockGrads(N)
 		if b.gs.recompute {
 			b.blocks.v = b.newBlockValues(N, -1)
@@ -175,7 +211,7 @@ func (b *builder) block(x *G.Node, l int, L Layer) *G.Node {
 	for _, p := range blockTrains(L, b.lora, l) {
 		b.direct[p] = true
 	}
-	bk := &block{be: b.be, g: b.g, L: L, l: l, N: N, T: b.T, lora: b.lora, mode: b.blocks.mode, v: v, d: b.blocks.d}
+	bk := &block{be: b.be, g: b.g, L: L, l: l, N: N, lora: b.lora, mode: b.blocks.mode, v: v, d: b.blocks.d}
 	return b.op(blockOp(bk, b.gs.recompute), x)
 }
 

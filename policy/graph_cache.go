@@ -1,24 +1,28 @@
 package policy
 
-// The compiled training graphs a model keeps, one per padded batch shape,
-// bounded in count and in bytes (SetGraphCacheBytes).
+// The compiled training graphs a model keeps, one per batch shape (N
+// rows, sequences of at most T tokens), bounded in count and in bytes
+// (SetGraphCacheBytes).
 
 import G "gorgonia.org/gorgonia"
 
-// graphCache holds a model's compiled graphs by padded shape.
+// graphCache holds a model's compiled graphs by shape (N, T).
 type graphCache struct {
 	graphs map[[2]int]*trainGraph
 	clock  int64
 }
 
-// graph returns the cached graph for (B, T), building it when missing.
-func (m *Model) graph(B, T int) (*trainGraph, error) {
+// graph returns the graph of shape (N, T): the cached one, else a new
+// one. The shape is the batch's alone, never a larger cached graph's: the
+// padding rows' number changes how the products sum, and a resumed run
+// must sum as the uninterrupted one did.
+func (m *Model) graph(N, T int) (*trainGraph, error) {
 	if m.graphs == nil {
 		m.graphs = &graphCache{graphs: make(map[[2]int]*trainGraph)}
 	}
 	c := m.graphs
 	c.clock++
-	if tg, ok := c.graphs[[2]int{B, T}]; ok {
+	if tg, ok := c.graphs[[2]int{N, T}]; ok {
 		tg.used = c.clock
 		return tg, nil
 	}
@@ -33,14 +37,15 @@ func (m *Model) graph(B, T int) (*trainGraph, error) {
 		c.graphs[oldest].close()
 		delete(c.graphs, oldest)
 	}
-	tg, err := buildGraph(m, B, T)
+	tg, err := buildGraph(m, N, T)
 	if err != nil {
 		return nil, err
 	}
 	tg.used = c.clock
-	c.graphs[[2]int{B, T}] = tg
+	c.graphs[[2]int{N, T}] = tg
 	return tg, nil
 }
+
 
 // trim closes the least recently used graphs other than keep until the
 // others fit in limit bytes.

@@ -55,39 +55,57 @@ func (b *builder) embed(eg *G.ExprGraph, m *Model, ids *G.Node, N int) (x, ancho
 // graph whose gradient (0) is computed from x's, and ids [N]: the blocks'
 // backward kernels then all run when the graph asks for a's gradient.
 // When embed is set, the gradient kernel also adds the embedding's
-// gradient (dx scattered by ids) into embed.Grad.
+// gradient (dx scattered by ids) into the model's gradient of embed.
 func anchorOp(be backend.Backend, C int, embed *Param) *kernel {
 	return &kernel{
 		name: fmt.Sprintf("anchor(%t)", embed != nil), inDims: []int{2, 1, 1}, outDims: 2, shape: same,
 		fwd:  func(out backend.Tensor, in []backend.Tensor, _ []tensor.Shape) error { return be.Copy(out, in[0]) },
 		diff: []bool{true, true, false},
 		grad: func(in G.Nodes, _, dy *G.Node) (G.Nodes, error) {
-			sc := &embedScatter{C: C}
-			da, err := apply(&kernel{
+			ag := &anchorGrad{be: be, C: C, embed: embed, sc: &embedScatter{C: C}}
+			ag.k = &kernel{
 				name: fmt.Sprintf("anchorGrad(%t)", embed != nil), inDims: []int{2, 1}, outDims: 1,
 				shape: func([]tensor.Shape) tensor.Shape { return tensor.Shape{1} },
-				fwd: func(out backend.Tensor, in []backend.Tensor, _ []tensor.Shape) error {
-					if err := be.Upload(out, []float32{0}); err != nil {
-						return err
-					}
-					if embed == nil {
-						return nil
-					}
-					ids, err := download(be, in[1])
-					if err != nil {
-						return err
-					}
-					dx, err := download(be, in[0])
-					if err != nil {
-						return err
-					}
-					sc.add(embed.Grad, ids, dx)
-					return nil
-				},
-			}, dy, in[2])
+				fwd:   ag.run,
+			}
+			da, err := apply(ag.k, dy, in[2])
 			return G.Nodes{dy, da, nil}, err
 		},
 	}
+}
+
+// anchorGrad is the state of one anchor's gradient kernel k.
+type anchorGrad struct {
+	be    backend.Backend
+	k     *kernel
+	C     int
+	embed *Param
+	sc    *embedScatter // on a host backend
+}
+
+// run is the kernel's function: in are dx [N, C] and ids [N]; out, the
+// anchor's gradient, is 0. On a host backend the embedding's gradient is
+// added by embedScatter, with no [V, C] buffer; on a device, EmbedBack
+// scatters dx into the model's [V, C] table (weightSet.table) and
+// Add adds it to the device gradient, the
+// same sums, with nothing coming back to the host.
+func (ag *anchorGrad) run(out backend.Tensor, in []backend.Tensor, _ []tensor.Shape) error {
+	be, gm := ag.be, ag.k.gm
+	if err := be.Zero(out); err != nil || ag.embed == nil {
+		return err
+	}
+	if gm.host {
+		ag.sc.add(ag.embed.Grad, in[1].Host(), in[0].Host())
+		return nil
+	}
+	table, err := gm.w.table(len(ag.embed.Data))
+	if err != nil {
+		return err
+	}
+	if err := be.EmbedBack(table, in[1], in[0], ag.C); err != nil {
+		return err
+	}
+	return gm.addGrad(ag.embed, table)
 }
 
 // embedScatter adds the embedding's gradient into a table's gradient

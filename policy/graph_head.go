@@ -147,9 +147,9 @@ func runsOf(idx []int) []rowRun {
 // for each, the logits are recomputed, dlogits = dy·(onehot − softmax)·inv,
 // dx = dlogits·w and dw += dlogitsᵀ·x; the other rows of dx are zero.
 // Which rows enter is read on the host (targets and dy, N values each,
-// downloaded on a device); the rows move with Copy. On a device
-// direct.Grad is uploaded into a [V, C] tensor of the graph's, the
-// chunks add into it, and it comes back once: the host's order of sums.
+// downloaded on a device); the rows move with Copy. On a device the
+// chunks add into the model's device gradient of direct
+// (Model.GradTensor): the host's order of sums, and nothing comes back.
 func headBackOp(be backend.Backend, fwd *kernel, g geometry, inv float32, rows int, sc *headScratch, direct *Param) *kernel {
 	hb := &headBack{be: be, fwd: fwd, g: g, inv: inv, rows: rows, sc: sc, direct: direct}
 	hb.k = &kernel{
@@ -170,7 +170,6 @@ type headBack struct {
 	rows   int
 	sc     *headScratch
 	direct *Param
-	gradT  backend.Tensor // direct.Grad on a device, kept between runs
 }
 
 // run is the kernel's function: in are x, w, targets, the forward output
@@ -190,15 +189,12 @@ func (hb *headBack) run(out backend.Tensor, in []backend.Tensor, _ []tensor.Shap
 	if e.err != nil || len(live) == 0 {
 		return e.err
 	}
-	grad, err := hb.gradTarget(&e, out)
+	grad, err := hb.gradTarget(out)
 	if err != nil {
 		return err
 	}
 	for lo := 0; lo < len(live) && e.err == nil; lo += hb.rows {
 		hb.chunk(&e, out, in[0], in[1], tg, dy, live[lo:min(lo+hb.rows, len(live))], grad)
-	}
-	if e.err == nil && hb.direct != nil && !grad.OnHost() {
-		e.add(hb.be.Download(hb.direct.Grad, grad))
 	}
 	return e.err
 }
@@ -229,26 +225,16 @@ func (hb *headBack) zero(e *errs, out backend.Tensor, dead []int) {
 }
 
 // gradTarget returns where the chunks add dw: nothing when direct is nil,
-// direct.Grad itself on a host backend, else hb.gradT with direct.Grad
-// uploaded into it (the upload's error joins e). The error is that of
-// allocating hb.gradT.
-func (hb *headBack) gradTarget(e *errs, out backend.Tensor) (backend.Tensor, error) {
-	var grad backend.Tensor
+// direct.Grad itself on a host backend, else the model's device gradient
+// of direct. The error is that of allocating it.
+func (hb *headBack) gradTarget(out backend.Tensor) (backend.Tensor, error) {
 	if hb.direct == nil {
-		return grad, nil
+		return backend.Tensor{}, nil
 	}
-	grad = backend.Host(hb.direct.Grad)
 	if out.OnHost() {
-		return grad, nil
+		return backend.Host(hb.direct.Grad), nil
 	}
-	if hb.gradT.Len() != len(hb.direct.Grad) {
-		var err error
-		if hb.gradT, err = hb.k.gm.scratch(len(hb.direct.Grad)); err != nil {
-			return grad, err
-		}
-	}
-	e.add(hb.be.Upload(hb.gradT, hb.direct.Grad))
-	return hb.gradT, nil
+	return hb.k.gm.w.grad(hb.direct)
 }
 
 // chunk computes the rows idx (ascending, at most hb.rows) of dx into out

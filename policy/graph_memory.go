@@ -22,14 +22,15 @@ import (
 // graphMemory maps a graph's values to backend tensors.
 type graphMemory struct {
 	be    backend.Backend
+	w     *weightSet                  // the model's weights and, on a device, gradients
 	host  bool                        // be computes on host tensors (HostBLAS is not nil)
 	t     map[*float32]backend.Tensor // device: the tensor of a value, by its host data
 	owned []backend.Tensor            // device tensors the graph allocated, freed by release
 	freed []func()                    // host arenas the graph mapped, unmapped by release
 }
 
-func newGraphMemory(be backend.Backend) *graphMemory {
-	return &graphMemory{be: be, host: be.HostBLAS() != nil, t: map[*float32]backend.Tensor{}}
+func newGraphMemory(be backend.Backend, w *weightSet) *graphMemory {
+	return &graphMemory{be: be, w: w, host: be.HostBLAS() != nil, t: map[*float32]backend.Tensor{}}
 }
 
 // of returns the backend tensor of the value whose host data is d.
@@ -130,19 +131,21 @@ func (gm *graphMemory) arena(n int) (backend.Tensor, error) {
 	return backend.Host(mem), nil
 }
 
-// addGrad adds the values of t [len(grad)] into grad on the host, in
-// index order: t's own storage on a host backend, a download into tmp
-// (at least len(grad) values) otherwise.
-func addGrad(be backend.Backend, grad []float32, t backend.Tensor, tmp []float32) error {
-	src := t.Host()
-	if !t.OnHost() {
-		src = tmp[:t.Len()]
-		if err := be.Download(src, t); err != nil {
-			return err
-		}
+// addGrad adds t [len(p.Data)] into p's gradient, element by element:
+// into Param.Grad on a host backend (t is a host tensor), into the
+// model's device gradient (Model.GradTensor) with the backend's Add
+// otherwise, the same sums; nothing comes back to the host.
+func (gm *graphMemory) addGrad(p *Param, t backend.Tensor) error {
+	if gm.host {
+		src, grad := t.Host(), p.Grad
+		parallelChunks(len(src), func(lo, hi int) { add(grad[lo:hi], src[lo:hi]) })
+		return nil
 	}
-	parallelChunks(len(src), func(lo, hi int) { add(grad[lo:hi], src[lo:hi]) })
-	return nil
+	g, err := gm.w.grad(p)
+	if err != nil {
+		return err
+	}
+	return gm.be.Add(g, t)
 }
 
 // scratch returns a zeroed tensor of n values that the graph owns: a Go

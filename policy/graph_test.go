@@ -200,7 +200,13 @@ func TestBackwardSharesWeights(t *testing.T) {
 	if _, err := m.Backward(seqs, coef); err != nil {
 		t.Fatal(err)
 	}
-	tg := m.graphs.graphs[[2]int{paddedBatch(len(seqs)), 32}]
+	if len(m.graphs.graphs) != 1 {
+		t.Fatalf("Backward built %d graphs, want 1", len(m.graphs.graphs))
+	}
+	var tg *trainGraph
+	for _, g := range m.graphs.graphs {
+		tg = g
+	}
 	for i, p := range m.Params {
 		for j := range p.Data {
 			if p.Data[j] != before[i][j] {
@@ -274,14 +280,15 @@ func TestBackwardGraphCache(t *testing.T) {
 	if n := len(m.graphs.graphs); n != maxGraphs {
 		t.Errorf("cache holds %d graphs, want %d", n, maxGraphs)
 	}
-	if _, ok := m.graphs.graphs[[2]int{paddedBatch(2), 16}]; !ok {
+	N, T := packedShape([][]int{make([]int, 3), make([]int, 2)}, 3)
+	if _, ok := m.graphs.graphs[[2]int{N, T}]; !ok {
 		t.Errorf("the most recently used graph was evicted")
 	}
 }
 
-// TestBackwardBatchPadding: batches whose sizes round up to the same padded
-// size share one graph, and the padding rows change neither the log-probs
-// nor the gradient of the real rows.
+// TestBackwardBatchPadding: a batch's packing and its padding rows change
+// neither the log-probs nor the gradient of the real rows, and each batch
+// shape builds one graph.
 func TestBackwardBatchPadding(t *testing.T) {
 	m := testModel(t, false, 14)
 	rng := rand.New(rand.NewSource(15))
@@ -330,7 +337,7 @@ func TestBackwardBatchPadding(t *testing.T) {
 		}
 	}
 	if n := len(m.graphs.graphs); n != 2 {
-		t.Errorf("batches of 1 and 3 rows built %d graphs, want 2 (B 1 and 4)", n)
+		t.Errorf("batches of 1 and 3 sequences built %d graphs, want 2 ((16, 16), and (28, 16): 28 tokens)", n)
 	}
 }
 

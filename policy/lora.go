@@ -242,7 +242,10 @@ func (m *Model) Base() *Model {
 // plain copy when none are attached. It returns the backend's error when
 // a product fails.
 func (m *Model) Merged() (*Model, error) {
-	c := m.Clone()
+	c, err := m.clone()
+	if err != nil {
+		return nil, err
+	}
 	c.lora = m.lora
 	if err := c.MergeAdapters(); err != nil {
 		return nil, err
@@ -262,6 +265,9 @@ func (m *Model) MergeAdapters() error {
 	}
 	if m.Frozen16() {
 		return fmt.Errorf("policy: MergeAdapters: %w", ErrFrozen16)
+	}
+	if err := m.HostWeights(); err != nil {
+		return fmt.Errorf("policy: MergeAdapters: %w", err)
 	}
 	for _, a := range l.Adapters {
 		if err := m.merge(a); err != nil {

@@ -53,6 +53,9 @@ func SaveAdapter(dir string, m *Model, base string) error {
 	if l == nil {
 		return errors.New("policy: save adapter: the model has no adapters")
 	}
+	if err := m.HostWeights(); err != nil {
+		return fmt.Errorf("policy: save adapter: %w", err)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("policy: save adapter: %w", err)
 	}

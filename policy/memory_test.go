@@ -62,7 +62,7 @@ func TestGraphCacheBytes(t *testing.T) {
 		}
 		for _, tg := range m.graphs.graphs {
 			if tg.bytes <= 0 {
-				t.Errorf("graph (%d, %d) reports %d bytes", tg.B, tg.T, tg.bytes)
+				t.Errorf("graph (%d, %d) reports %d bytes", tg.N, tg.T, tg.bytes)
 			}
 		}
 	}

@@ -198,24 +198,37 @@ func (m *Model) Param(name string) *Param {
 	return nil
 }
 
-// ZeroGrad clears every gradient.
-func (m *Model) ZeroGrad() {
+// ZeroGrad clears every gradient: Param.Grad, and on a device backend
+// the device gradients Backward adds into (GradTensor). The error is the
+// backend's.
+func (m *Model) ZeroGrad() error {
 	for _, p := range m.TrainParams() {
 		clear(p.Grad)
 	}
+	if m.onDevice() {
+		return m.w.zeroGrads()
+	}
+	return nil
 }
 
 // EnableGrads allocates the gradient buffers (zeroed) of every trainable
-// parameter (TrainParams) that has none yet. Backward calls it; an
-// optimizer calls it before it reads the gradients. It panics with
-// ErrFrozen16 on a model frozen in bfloat16.
-func (m *Model) EnableGrads() {
+// parameter (TrainParams) that has none yet: Param.Grad on a host
+// backend, the device tensors of GradTensor on a device (Param.Grad is
+// then left alone). Backward calls it; an optimizer calls it before it
+// reads the gradients. The error is the backend's (out of memory). It
+// panics with ErrFrozen16 on a model frozen in bfloat16.
+func (m *Model) EnableGrads() error {
 	m.refuseFrozen16("policy: EnableGrads")
 	for _, p := range m.TrainParams() {
-		if len(p.Grad) != len(p.Data) {
+		if m.onDevice() {
+			if _, err := m.w.grad(p); err != nil {
+				return err
+			}
+		} else if len(p.Grad) != len(p.Data) {
 			p.Grad = make([]float32, len(p.Data))
 		}
 	}
+	return nil
 }
 
 // NumParams counts scalar weights (a tied head is counted once).
@@ -229,8 +242,22 @@ func (m *Model) NumParams() int {
 
 // Clone returns a deep copy of the weights (without gradient buffers) on
 // the same backend, used for the frozen reference policy; weights frozen
-// in bfloat16 stay so in the copy.
+// in bfloat16 stay so in the copy. Weights an optimizer updated on a
+// device are brought to the host first (HostWeights); it panics when
+// the device fails to return them (Merged returns that error instead).
 func (m *Model) Clone() *Model {
+	c, err := m.clone()
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// clone is Clone, returning HostWeights' error.
+func (m *Model) clone() (*Model, error) {
+	if err := m.HostWeights(); err != nil {
+		return nil, err
+	}
 	c := newShell(m.Config, m.be)
 	for i, p := range m.Params {
 		if p.half != nil {
@@ -239,7 +266,7 @@ func (m *Model) Clone() *Model {
 		}
 		copy(c.Params[i].Data, p.Data)
 	}
-	return c
+	return c, nil
 }
 
 // ropeTables returns cos and sin for positions [0, T) as [T, D/2] tables:

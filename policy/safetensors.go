@@ -322,6 +322,9 @@ func SaveModel(dir string, m *Model) error {
 	if m.Frozen16() {
 		return fmt.Errorf("policy: save model: %w", ErrFrozen16)
 	}
+	if err := m.HostWeights(); err != nil {
+		return fmt.Errorf("policy: save model: %w", err)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("policy: save model: %w", err)
 	}

@@ -291,6 +291,11 @@ func (m *stepMode) residual(bk *block, t loraTarget, y, _, a backend.Tensor, w *
 
 // attend appends each span's rotated keys and values to its sequence's
 // layer caches, then attends over them.
+// attendBack is not part of decoding, which has no backward pass.
+func (m *stepMode) attendBack(*block) error {
+	return fmt.Errorf("policy: decoding has no backward pass")
+}
+
 func (m *stepMode) attend(bk *block) error {
 	s, v, KD := m.s, bk.v, bk.g.K*bk.g.D
 	spans := make([]backend.Span, len(m.lay.spans))

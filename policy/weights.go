@@ -16,9 +16,12 @@ import (
 // weightSet maps a model's parameters to their backend tensors. Models
 // that share their Params (Base) share it; it is safe for concurrent use.
 type weightSet struct {
-	mu sync.Mutex
-	be backend.Backend
-	t  map[*Param]mirrored
+	mu    sync.Mutex
+	be    backend.Backend
+	t     map[*Param]mirrored
+	g     map[*Param]backend.Tensor // device gradients (resident.go)
+	tab   backend.Tensor            // the embedding gradient's scatter table on a device, [V, C]
+	ahead bool                      // an optimizer updated t on the device: Param.Data is stale
 }
 
 // mirrored is a parameter's tensor and the slice it mirrors, so that a
@@ -30,7 +33,7 @@ type mirrored struct {
 }
 
 func newWeightSet(be backend.Backend) *weightSet {
-	return &weightSet{be: be, t: map[*Param]mirrored{}}
+	return &weightSet{be: be, t: map[*Param]mirrored{}, g: map[*Param]backend.Tensor{}}
 }
 
 // tensor returns p's backend tensor, mirroring p.Data on first use; a nil
@@ -56,10 +59,14 @@ func (w *weightSet) tensor(p *Param) (backend.Tensor, error) {
 	return t, nil
 }
 
-// sync uploads every mirrored parameter's host values again.
+// sync uploads every mirrored parameter's host values again. It
+// refuses while the device is ahead: the upload would undo updates.
 func (w *weightSet) sync() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.ahead {
+		return fmt.Errorf("policy: SyncWeights: the device holds weights newer than Param.Data (an optimizer updated them there): call HostWeights before writing Param.Data")
+	}
 	for p, mt := range w.t {
 		if len(p.Data) == 0 || mt.data != &p.Data[0] || mt.n != len(p.Data) {
 			w.be.Free(mt.t)
@@ -81,6 +88,12 @@ func (w *weightSet) free() {
 		w.be.Free(mt.t)
 		delete(w.t, p)
 	}
+	for p, g := range w.g {
+		w.be.Free(g)
+		delete(w.g, p)
+	}
+	w.be.Free(w.tab)
+	w.tab = backend.Tensor{}
 }
 
 // weight returns p's backend tensor (see weightSet).
@@ -90,6 +103,7 @@ func (m *Model) weight(p *Param) (backend.Tensor, error) { return m.w.tensor(p) 
 // again, after the host values were written (an optimizer step, a merge,
 // a load into the same Params). On a host backend the backend's tensors
 // are Param.Data, so it copies nothing; on a device backend it uploads
-// every parameter that a computation has used. Not safe to call while the
-// model computes.
+// every parameter that a computation has used, and refuses while an
+// optimizer's updates on the device have not been brought to the host
+// (HostWeights). Not safe to call while the model computes.
 func (m *Model) SyncWeights() error { return m.w.sync() }

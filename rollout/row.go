@@ -43,6 +43,7 @@ type row struct {
 	chat  *Chat          // Engine.Chat with the task's tools, or nil
 	err   error          // a turn that could not be rendered; Run fails with it
 	reset bool           // the trajectory split: the session's sequence is emptied before feed
+	drift driftMark      // with Engine.Chat: what the last drift check found (checkTurn)
 }
 
 // draw is the row's next uniform: from a fresh segment stream when the

@@ -63,18 +63,22 @@ func (c AdamWConfig) Validate() error {
 // The element update runs on a backend, in its memory. On a host backend
 // every tensor is the host slice itself and nothing is copied. On a device
 // backend the moments live on the device only (State downloads them,
-// SetState uploads them), and each update uploads the weights and the
-// gradient (the host's Param.Data and Param.Grad are the master copies
-// while the training graph brings gradients back to the host) and
-// downloads the weights.
+// SetState uploads them). An optimizer of a model's parameters
+// (NewModelAdamW) then updates the model's own device tensors of the
+// weights in place from its device gradients: per step only the gradient
+// norm comes back, one value a parameter. One of bare parameters
+// (NewAdamW) uploads their Param.Data and Param.Grad each update and
+// downloads Param.Data.
 type AdamW struct {
 	cfg    AdamWConfig
 	be     backend.Backend // runs the element update (Kernels.AdamW)
 	device bool            // be keeps its tensors in memory of its own (HostBLAS is nil)
+	model  *policy.Model   // on a device, whose weights and gradients the update reads in place; nil for bare parameters
 	params []*policy.Param
 	m, v   [][]float32 // per param, same length as Data, on a host backend; nil on a device
 	mirror []adamTensors
-	step   int // updates applied so far
+	sq     backend.Tensor // on a device with a model: each gradient's sum of squares, [len(params)]
+	step   int            // updates applied so far
 }
 
 // adamTensors are one parameter's values as the backend holds them, and
@@ -93,11 +97,28 @@ type adamTensors struct {
 // policy), or a param's Grad and Data differ in length: the caller wired
 // the model wrong.
 func NewAdamW(be backend.Backend, params []*policy.Param, cfg AdamWConfig) *AdamW {
+	return newAdamW(be, nil, params, cfg)
+}
+
+// NewModelAdamW is NewAdamW over params of m (m.TrainParams(), or all of
+// m.Params) on m's backend. On a device backend it updates m's own device
+// tensors (Model.WeightTensor) from the gradients Backward left on the
+// device (Model.GradTensor), in place: Param.Grad is neither read nor
+// made, and Param.Data stays stale until Model.HostWeights. On a host
+// backend it is NewAdamW(m.Backend(), params, cfg).
+func NewModelAdamW(m *policy.Model, params []*policy.Param, cfg AdamWConfig) *AdamW {
+	return newAdamW(m.Backend(), m, params, cfg)
+}
+
+func newAdamW(be backend.Backend, model *policy.Model, params []*policy.Param, cfg AdamWConfig) *AdamW {
 	if err := cfg.Validate(); err != nil {
 		panic(err)
 	}
 	o := &AdamW{cfg: cfg, be: be, device: be.HostBLAS() == nil, params: params,
 		m: make([][]float32, len(params)), v: make([][]float32, len(params)), mirror: make([]adamTensors, len(params))}
+	if o.device {
+		o.model = model
+	}
 	seen := make(map[string]bool, len(params))
 	for i, p := range params {
 		if seen[p.Name] {
@@ -106,6 +127,9 @@ func NewAdamW(be backend.Backend, params []*policy.Param, cfg AdamWConfig) *Adam
 		seen[p.Name] = true
 		if p.Frozen16() {
 			panic(fmt.Sprintf("trainer: NewAdamW: param %q: %v", p.Name, policy.ErrFrozen16))
+		}
+		if o.model != nil {
+			continue // the gradients are the model's device tensors
 		}
 		if p.Grad == nil {
 			p.Grad = make([]float32, len(p.Data))
@@ -137,7 +161,10 @@ func NewAdamW(be backend.Backend, params []*policy.Param, cfg AdamWConfig) *Adam
 // fails: the parameters from the failed one on are then not updated (the
 // step count has moved on).
 func (o *AdamW) Step(lr float64) (gradNorm float64, err error) {
-	norm := o.gradNorm()
+	norm, err := o.gradNorm()
+	if err != nil {
+		return 0, fmt.Errorf("trainer: adamw gradient norm: %w", err)
+	}
 	if math.IsNaN(norm) || math.IsInf(norm, 0) {
 		return math.NaN(), nil
 	}
@@ -162,6 +189,9 @@ func (o *AdamW) Step(lr float64) (gradNorm float64, err error) {
 			return norm, fmt.Errorf("trainer: adamw %s: %w", p.Name, err)
 		}
 	}
+	if o.model != nil {
+		o.model.WeightsUpdated()
+	}
 	return norm, nil
 }
 
@@ -169,6 +199,9 @@ func (o *AdamW) Step(lr float64) (gradNorm float64, err error) {
 // gradient go in, the weights come back out (no copy on a host backend,
 // whose tensors are the slices).
 func (o *AdamW) update(i int, s backend.AdamWStep) error {
+	if o.model != nil {
+		return o.updateModel(i, s)
+	}
 	t, err := o.tensors(i)
 	if err != nil {
 		return err
@@ -236,15 +269,73 @@ func (o *AdamW) moments(i int) error {
 	return nil
 }
 
-// gradNorm is the L2 norm of all gradients, accumulated in float64.
-func (o *AdamW) gradNorm() float64 {
+// updateModel runs param i's element update on the model's own device
+// tensors: nothing crosses to the host.
+func (o *AdamW) updateModel(i int, s backend.AdamWStep) error {
+	if err := o.moments(i); err != nil {
+		return err
+	}
+	p, t := o.params[i], o.mirror[i]
+	w, err := o.model.WeightTensor(p)
+	if err != nil {
+		return err
+	}
+	g, err := o.model.GradTensor(p)
+	if err != nil {
+		return err
+	}
+	return o.be.AdamW(w, g, t.m, t.v, s)
+}
+
+// gradNorm is the L2 norm of all gradients: accumulated in float64 on
+// the host, or on a device with a model from each gradient's sum of
+// squares there (deviceSquares).
+func (o *AdamW) gradNorm() (float64, error) {
+	if o.model != nil {
+		return o.deviceSquares()
+	}
 	ss := 0.0
 	for _, p := range o.params {
 		for _, g := range p.Grad {
 			ss += float64(g) * float64(g)
 		}
 	}
-	return math.Sqrt(ss)
+	return math.Sqrt(ss), nil
+}
+
+// deviceSquares computes each gradient's sum of squares on the device, as
+// the product of g [1, n] and gᵀ (float32, summed as the backend's GEMM
+// sums), brings the len(params) sums back in one download and returns
+// the square root of their float64 sum.
+func (o *AdamW) deviceSquares() (float64, error) {
+	if o.sq.Len() != len(o.params) {
+		sq, err := o.be.Alloc(len(o.params))
+		if err != nil {
+			return 0, err
+		}
+		o.sq = sq
+	}
+	for i, p := range o.params {
+		g, err := o.model.GradTensor(p)
+		if err != nil {
+			return 0, err
+		}
+		if g.Len() == 0 {
+			continue // its sum stays the 0 of Alloc
+		}
+		if err := o.be.MatMul(false, true, 1, 1, g.Len(), g, g, 0, o.sq.Slice(i, i+1)); err != nil {
+			return 0, err
+		}
+	}
+	sums := make([]float32, len(o.params))
+	if err := o.be.Download(sums, o.sq); err != nil {
+		return 0, err
+	}
+	ss := 0.0
+	for _, s := range sums {
+		ss += float64(s)
+	}
+	return math.Sqrt(ss), nil
 }
 
 // AdamWState is everything AdamW carries between steps: the step count and

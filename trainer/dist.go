@@ -284,7 +284,12 @@ func (d *dist) evaluate(ctx context.Context, r *Run, eng *rollout.Engine, tasks 
 // over the ranks, in chunks of at most gradChunk floats packed in
 // parameter order.
 func (d *dist) allReduceGrads(m *policy.Model) error {
-	m.EnableGrads() // a rank without sequences in a minibatch has none yet
+	if err := m.EnableGrads(); err != nil { // a rank without sequences in a minibatch has none yet
+		return err
+	}
+	if err := m.HostGrads(); err != nil { // staged through host memory on a device
+		return err
+	}
 	if d.buf == nil {
 		d.buf = make([]float32, 0, min(gradChunk, m.NumParams()))
 	}
@@ -316,7 +321,10 @@ func (d *dist) allReduceGrads(m *policy.Model) error {
 			g = g[n:]
 		}
 	}
-	return flush()
+	if err := flush(); err != nil {
+		return err
+	}
+	return m.DeviceGrads()
 }
 
 // logProbs has each rank compute the log-probs of its own trajectories
@@ -380,6 +388,9 @@ func weightsHash(m *policy.Model) [32]byte {
 // checkWeights requires every rank to hold m's weights, bit for bit, and
 // prints their hash on out.
 func (d *dist) checkWeights(m *policy.Model, out io.Writer, when string) error {
+	if err := m.HostWeights(); err != nil { // from the device, where an optimizer updated them
+		return fmt.Errorf("trainer: compare weights: %w", err)
+	}
 	h := weightsHash(m)
 	parts, err := collective.AllGather(d.c, h[:])
 	if err != nil {

@@ -283,7 +283,7 @@ func (r *Run) finish(ctx context.Context, st *trainerState, final *EvalResult) (
 
 func (r *Run) newOptimizer() *AdamW {
 	g := r.Cfg.GRPO
-	return NewAdamW(r.Model.Backend(), r.Model.TrainParams(), g.adam().adamW(g.WeightDecay, g.MaxGradNorm))
+	return NewModelAdamW(r.Model, r.Model.TrainParams(), g.adam().adamW(g.WeightDecay, g.MaxGradNorm))
 }
 
 // lr is the GRPO learning rate at a step: linear warmup, then constant.

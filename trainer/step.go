@@ -305,7 +305,9 @@ func (r *Run) minibatch(b *updateBatch, idx []int, first bool, lc LossConfig, op
 		inputs[j] = in
 	}
 	out := PolicyLoss(lc, inputs)
-	r.Model.ZeroGrad()
+	if err := r.Model.ZeroGrad(); err != nil {
+		return err
+	}
 	logp, err := r.backwardOwn(mbTrajs, mbSeqs, out.Coef, r.Cfg.GRPO.MicroBatch)
 	if err != nil {
 		return err
@@ -317,9 +319,6 @@ func (r *Run) minibatch(b *updateBatch, idx []int, first bool, lc LossConfig, op
 	}
 	gn, err := opt.Step(r.lr(step))
 	if err != nil {
-		return err
-	}
-	if err := r.Model.SyncWeights(); err != nil { // the backend's copy, on a device
 		return err
 	}
 	sum["loss/policy"] += out.PolicyLoss

@@ -168,7 +168,7 @@ func (r *Run) warmStartSteps(ctx context.Context, from *trainerState) error {
 	if err != nil {
 		return err
 	}
-	opt := r.red.optimizer(NewAdamW(r.Model.Backend(), r.Model.Params, r.Cfg.WarmStart.adam().adamW(0, 1)), r.Model)
+	opt := r.red.optimizer(NewModelAdamW(r.Model, r.Model.Params, r.Cfg.WarmStart.adam().adamW(0, 1)), r.Model)
 	first := 1
 	if from != nil {
 		if from.Optim == nil {
@@ -196,15 +196,14 @@ func (r *Run) warmStartSteps(ctx context.Context, from *trainerState) error {
 			}
 		}
 		coef := sftCoef(masks)
-		r.Model.ZeroGrad()
+		if err := r.Model.ZeroGrad(); err != nil {
+			return fmt.Errorf("trainer: warm start step %d: %w", step, err)
+		}
 		loss, err := r.sftBackward(seqs, coef, w.MicroBatch)
 		if err != nil {
 			return fmt.Errorf("trainer: warm start step %d: %w", step, err)
 		}
 		if _, err := opt.Step(CosineLR(step, warm, w.Steps, w.LR, 0.1)); err != nil {
-			return fmt.Errorf("trainer: warm start step %d: %w", step, err)
-		}
-		if err := r.Model.SyncWeights(); err != nil { // the backend's copy, on a device
 			return fmt.Errorf("trainer: warm start step %d: %w", step, err)
 		}
 		bar.Report(step, w.Steps)

@@ -82,7 +82,7 @@ func benchGRPO(m *policy.Model, s benchSettings, rng *rand.Rand, start time.Time
 			coef[i][t] = -1 / float32(B*N)
 		}
 	}
-	opt := trainer.NewAdamW(m.Backend(), m.TrainParams(), trainer.DefaultAdamWConfig())
+	opt := trainer.NewModelAdamW(m, m.TrainParams(), trainer.DefaultAdamWConfig())
 	step := B // sequences per backward pass
 	if s.microBatch > 0 {
 		step = s.microBatch

@@ -148,6 +148,9 @@ type Memory interface {
 	// Download copies src into dst once every kernel queued before it
 	// has finished; the lengths must agree.
 	Download(dst []float32, src Tensor) error
+	// Zero sets every value of t to 0, after every kernel queued before
+	// it (a view zeroes its own values only).
+	Zero(t Tensor) error
 }
 
 // UploadMirror is Mirror for a device backend: it allocates a tensor of

@@ -154,6 +154,17 @@ func (b *Backend) Download(dst []float32, src backend.Tensor) error {
 	return nil
 }
 
+// Zero sets the device tensor t to zeros.
+func (b *Backend) Zero(t backend.Tensor) error {
+	v, err := b.enter("Zero", t)
+	if err != nil {
+		return err
+	}
+	defer b.leave()
+	clear(v[0].Host())
+	return nil
+}
+
 // addr is the device address of arena offset off.
 func (b *Backend) addr(off int) uintptr { return uintptr(unsafe.Pointer(&b.mem[0])) + uintptr(off) }
 

@@ -29,21 +29,46 @@ func (b *Backend) Sample(tokens, logprobs, nucleus, logits, us backend.Tensor, n
 		if temperature > 0 {
 			u = float64(vw[4].Host()[r])
 		}
-		tok, lp, nuc := drawRow(x[r*v:(r+1)*v], float64(temperature), float64(topP), u)
-		vw[0].Host()[r], vw[1].Host()[r] = float32(tok), lp
+		d := DrawRow(x[r*v:(r+1)*v], float64(temperature), float64(topP), u)
+		vw[0].Host()[r], vw[1].Host()[r] = float32(d.Token), float32(d.LogProb)
 		if nucleus.Len() > 0 {
-			vw[2].Host()[r] = nuc
+			vw[2].Host()[r] = float32(d.Nucleus)
 		}
 	}
 	return nil
 }
 
-// drawRow draws from one row of logits as backend.Sampler says.
-func drawRow(x []float32, temperature, topP, u float64) (tok int, lp, nuc float32) {
+// Draw is one row's draw by DrawRow.
+type Draw struct {
+	// Token is the token drawn, −1 for a row that holds a NaN or whose
+	// largest logit is infinite.
+	Token int
+	// LogProb is log softmax(x/temperature)[Token] over the whole row;
+	// Nucleus is the log-prob of Token under the top-p nucleus
+	// renormalised. Both are NaN for a row whose Token is −1.
+	LogProb, Nucleus float64
+	// Gap is the distance from u times the nucleus's mass to the
+	// nearest boundary of the inversion (the running sums of the
+	// nucleus's weights, its total included), in units of that mass:
+	// a device's float32 sums may draw another token where it is within
+	// their rounding. It is +Inf when greedy, or when Token is −1.
+	Gap float64
+}
+
+// DrawRow is the float64 host reference of backend.Sampler.Sample for
+// one row of logits x at u (read only when temperature > 0): the token
+// and log-probs that contract defines, computed exactly but for float64
+// rounding. topP 1 keeps every token, as the device kernels do. The
+// arena's Sample draws with it, and the cuda kernels' tests compare
+// their sampler with it (tokens where Gap is comfortable, log-probs to
+// float32 rounding).
+func DrawRow(x []float32, temperature, topP, u float64) Draw {
+	nan := math.NaN()
+	bad := Draw{Token: -1, LogProb: nan, Nucleus: nan, Gap: math.Inf(1)}
 	top := 0
 	for i, l := range x {
 		if l != l {
-			return -1, float32(math.NaN()), float32(math.NaN())
+			return bad
 		}
 		if l > x[top] {
 			top = i
@@ -51,7 +76,7 @@ func drawRow(x []float32, temperature, topP, u float64) (tok int, lp, nuc float3
 	}
 	m, inv := float64(x[top]), 1.0
 	if math.IsInf(m, 0) {
-		return -1, float32(math.NaN()), float32(math.NaN())
+		return bad
 	}
 	if temperature > 0 {
 		inv = 1 / temperature
@@ -61,12 +86,16 @@ func drawRow(x []float32, temperature, topP, u float64) (tok int, lp, nuc float3
 		w[i] = math.Exp((float64(l) - m) * inv)
 		z += w[i]
 	}
-	tok, mass := top, z
+	tok, mass, gap := top, z, math.Inf(1)
 	if temperature > 0 {
-		tok, mass = invert(x, w, nucleusFloor(x, w, topP*z), u)
+		floor := math.Inf(-1)
+		if topP < 1 {
+			floor = nucleusFloor(x, w, topP*z)
+		}
+		tok, mass, gap = invert(x, w, floor, u)
 	}
 	s := (float64(x[tok]) - m) * inv
-	return tok, float32(s - math.Log(z)), float32(s - math.Log(mass))
+	return Draw{Token: tok, LogProb: s - math.Log(z), Nucleus: s - math.Log(mass), Gap: gap}
 }
 
 // nucleusFloor is the logit of the lowest-ranked token needed for the
@@ -87,21 +116,30 @@ func nucleusFloor(x []float32, w []float64, need float64) float64 {
 }
 
 // invert returns the first token, in index order among those with a
-// logit at least floor, at which the running sum of w passes u times
-// their total (the last when none does), and that total.
-func invert(x []float32, w []float64, floor, u float64) (tok int, mass float64) {
+// logit at least floor and a weight above 0, at which the running sum of
+// w passes u times their total (the last when none does), that total,
+// and the distance from u times it to the nearest running sum, in units
+// of the total.
+func invert(x []float32, w []float64, floor, u float64) (tok int, mass, gap float64) {
 	for i, l := range x {
 		if float64(l) >= floor && w[i] > 0 {
 			mass += w[i]
 		}
 	}
-	acc := 0.0
+	acc, gap, tok := 0.0, math.Inf(1), -1
+	last := 0
 	for i, l := range x {
-		if float64(l) >= floor && w[i] > 0 {
-			if acc, tok = acc+w[i], i; acc > u*mass {
-				return i, mass
-			}
+		if float64(l) < floor || w[i] <= 0 {
+			continue
+		}
+		acc, last = acc+w[i], i
+		gap = min(gap, math.Abs(acc-u*mass)/mass)
+		if tok < 0 && acc > u*mass {
+			tok = i
 		}
 	}
-	return tok, mass
+	if tok < 0 {
+		tok = last
+	}
+	return tok, mass, gap
 }

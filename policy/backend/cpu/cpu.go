@@ -63,6 +63,15 @@ func (b *Backend) Upload(dst backend.Tensor, src []float32) error {
 	return nil
 }
 
+// Zero sets the host tensor t to zeros.
+func (b *Backend) Zero(t backend.Tensor) error {
+	if err := onHost("Zero", t); err != nil {
+		return err
+	}
+	clear(host(t))
+	return nil
+}
+
 // Download copies the host tensor src into dst, nothing when they share
 // their storage.
 func (b *Backend) Download(dst []float32, src backend.Tensor) error {

@@ -111,6 +111,18 @@ func (b *Backend) Download(dst []float32, src backend.Tensor) error {
 	return b.wrap("Download", b.dev.download(floatBytes(dst), src.Addr()))
 }
 
+// Zero sets the device tensor t to zeros (cuMemsetD8, ordered after the
+// queued kernels).
+func (b *Backend) Zero(t backend.Tensor) error {
+	if err := b.args("Zero", t); err != nil {
+		return err
+	}
+	if t.Len() == 0 {
+		return nil
+	}
+	return b.wrap("Zero", b.dev.zero(t.Addr(), 4*t.Len()))
+}
+
 // Sync waits for every queued kernel and reports the first failure.
 func (b *Backend) Sync() error { return b.wrap("Sync", b.dev.sync()) }
 

@@ -101,6 +101,9 @@ func runModel(t *testing.T, be backend.Backend) modelResults {
 	if r.blogp, err = m.Backward(seqs, coef); err != nil {
 		t.Fatal(err)
 	}
+	if err := m.HostGrads(); err != nil {
+		t.Fatal(err)
+	}
 	for _, p := range m.TrainParams() {
 		r.grads = append(r.grads, p.Grad)
 	}

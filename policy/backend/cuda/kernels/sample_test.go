@@ -6,96 +6,28 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sort"
 	"testing"
+
+	"github.com/artist-rl/artist/policy/backend/arenatest"
 )
 
-// refSample is Sample's algorithm in float64 on the host; gap is the
-// distance from u·mass to the nearest boundary of the inversion (the
-// running sums), in units of the nucleus's mass, +Inf when greedy.
-func refSample(x []float32, temp, topP float64, u float64) (tok int, lp, nuc, gap float64) {
-	top := 0
-	for i, v := range x {
-		if v > x[top] {
-			top = i
-		}
-	}
-	m, inv := float64(x[top]), 1.0
-	if temp > 0 {
-		inv = 1 / temp
-	}
-	w, z := make([]float64, len(x)), 0.0
-	for i, v := range x {
-		w[i] = math.Exp((float64(v) - m) * inv)
-		z += w[i]
-	}
-	if temp == 0 {
-		return top, -math.Log(z), -math.Log(z), math.Inf(1)
-	}
-	theta := refNucleus(x, w, topP*z)
-	mass, last := 0.0, 0
-	for i, v := range x {
-		if float64(v) >= theta && w[i] > 0 {
-			mass += w[i]
-		}
-	}
-	acc := 0.0
-	tok, gap = -1, math.Inf(1)
-	for i, v := range x {
-		if float64(v) >= theta && w[i] > 0 {
-			acc, last = acc+w[i], i
-			gap = min(gap, math.Abs(acc-u*mass)/mass)
-			if tok < 0 && acc > u*mass {
-				tok = i
-			}
-		}
-	}
-	if tok < 0 {
-		tok = last
-	}
-	s := (float64(x[tok]) - m) * inv
-	return tok, s - math.Log(z), s - math.Log(mass), gap
-}
-
-// refNucleus returns the logit of the lowest-ranked token that the
-// nucleus needs to hold need of the mass of the weights w (−∞ when need
-// is the whole mass).
-func refNucleus(x []float32, w []float64, need float64) float64 {
-	idx := make([]int, len(x))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return x[idx[a]] > x[idx[b]] })
-	acc, total := 0.0, 0.0
-	for _, v := range w {
-		total += v
-	}
-	if need >= total {
-		return math.Inf(-1)
-	}
-	for _, i := range idx {
-		if acc += w[i]; acc >= need {
-			return float64(x[i])
-		}
-	}
-	return math.Inf(-1)
-}
-
 // comfortable is the least gap, in units of the nucleus's mass, between
-// a row's u and a boundary of its inversion for which the test requires
-// the device's token to be the reference's: float32 sums can move a
-// boundary by a few ulps of the mass, and u is rounded to float32.
+// a row's u and a boundary of its inversion (arenatest.Draw's Gap) for
+// which the test requires the device's token to be the reference's:
+// float32 sums can move a boundary by a few ulps of the mass, and u is
+// rounded to float32.
 const comfortable = 1e-4
 
 // uniforms draws one u per row of logits [N, V], redrawing those that
-// fall within comfortable of a boundary of the reference's inversion.
+// fall within comfortable of a boundary of arenatest.DrawRow's
+// inversion.
 func uniforms(rng *rand.Rand, logits []float32, N, V int, temp, topP float32) []float32 {
 	us := make([]float32, N)
 	for r := range N {
 		for {
 			us[r] = rng.Float32()
-			_, _, _, gap := refSample(logits[r*V:(r+1)*V], float64(temp), float64(topP), float64(us[r]))
-			if gap > comfortable {
+			d := arenatest.DrawRow(logits[r*V:(r+1)*V], float64(temp), float64(topP), float64(us[r]))
+			if d.Gap > comfortable {
 				break
 			}
 		}
@@ -103,8 +35,9 @@ func uniforms(rng *rand.Rand, logits []float32, N, V int, temp, topP float32) []
 	return us
 }
 
-// TestSample compares Sample with refSample: the same token (greedy:
-// the host's argmax; else the host's inversion at the same u, away from
+// TestSample compares Sample with arenatest.DrawRow, the float64 host
+// reference of the sampler's contract: the same token (greedy: the
+// host's argmax; else the host's inversion at the same u, away from
 // float ties) and log-probs to float32 rounding; a second run gives the
 // same tokens.
 func TestSample(t *testing.T) {
@@ -124,11 +57,11 @@ func TestSample(t *testing.T) {
 			must(t, Sample(e, addr(tok), addr(lp), addr(nuc), addr(logits), addr(us), c.N, c.V, c.temp, c.topP))
 			wlp, wnuc := make([]float32, c.N), make([]float32, c.N)
 			for r := range c.N {
-				wt, l, n, _ := refSample(logits[r*c.V:(r+1)*c.V], float64(c.temp), float64(c.topP), float64(us[r]))
-				if int(tok[r]) != wt {
-					t.Errorf("row %d: token %v, want %d", r, tok[r], wt)
+				d := arenatest.DrawRow(logits[r*c.V:(r+1)*c.V], float64(c.temp), float64(c.topP), float64(us[r]))
+				if int(tok[r]) != d.Token {
+					t.Errorf("row %d: token %v, want %d", r, tok[r], d.Token)
 				}
-				wlp[r], wnuc[r] = float32(l), float32(n)
+				wlp[r], wnuc[r] = float32(d.LogProb), float32(d.Nucleus)
 			}
 			assertClose(t, "logprobs", lp, wlp, tolerance)
 			assertClose(t, "nucleus", nuc, wnuc, tolerance)
