@@ -4,8 +4,11 @@ package policy
 // float32. A frozen model (Freeze16) is an inference model: the forward
 // passes (LogProbs, Session.Step, Embeddings) widen one weight matrix at a
 // time into a float32 scratch right before its product, so the products
-// are float32 products of the rounded values; everything that would write
-// the weights (Backward, EnableGrads, an optimizer, MergeAdapters,
+// are float32 products of the rounded values. A host backend widens on
+// the host (widener); a device backend that implements backend.Widener
+// holds the bfloat16 bits in its memory, mirrored once (weightSet.half),
+// and widens them there (Session.deviceWeight). Everything that would
+// write the weights (Backward, EnableGrads, an optimizer, MergeAdapters,
 // SaveModel) refuses it.
 
 import (
@@ -41,6 +44,12 @@ func RoundBF16(f float32) uint16 { return roundBF16(f) }
 
 // fromBF16 is the float32 of a bfloat16, exactly.
 func fromBF16(h uint16) float32 { return math.Float32frombits(uint32(h) << 16) }
+
+// FromBF16 is fromBF16 for other packages: the host's widening of a
+// bfloat16 to float32 (exact: the bits shifted into the top half), which
+// a device backend's widening (backend.Widener) must reproduce bit for
+// bit.
+func FromBF16(h uint16) float32 { return fromBF16(h) }
 
 // widenChunk is the values one goroutine of widenBF16 converts: above
 // it, a matrix is split over the cores.
@@ -139,8 +148,16 @@ func (m *Model) frozenParams() []*Param {
 // read by LogProbs: at Qwen2.5-0.5B the weights take 1.26 GB instead of
 // 1.98 GB, and widening them (about 64 ms on 2 cores) is under 1% of
 // scoring a GRPO batch. Every forward call widens every matrix again, so
-// decoding token by token with Session.Step pays that per step. It
-// cannot be undone. Not safe to call while the model is in use.
+// decoding token by token with Session.Step pays that per step. Where
+// the widening happens depends on the backend: a host backend widens on
+// the host; a device backend that implements backend.Widener (cuda)
+// keeps the frozen weights in its memory as bfloat16, uploaded once at
+// first use, and widens each matrix there into one float32 scratch per
+// Session (the largest frozen matrix), so a forward call uploads its
+// inputs only; a device backend without it gets each matrix widened on
+// the host and uploaded for every product. The results are the same
+// bits either way (the widening is exact). It cannot be undone. Not safe
+// to call while the model is in use.
 func (m *Model) Freeze16() {
 	for _, p := range m.frozenParams() {
 		p.freeze16()
@@ -224,6 +241,27 @@ func (m *Model) refuseFrozen16(what string) {
 	if m.Frozen16() {
 		panic(fmt.Sprintf("%s: %v", what, ErrFrozen16))
 	}
+}
+
+// deviceWidener returns the model's backend as a backend.Widener when
+// it is a device backend (HostBLAS nil) that holds bfloat16 weights and
+// widens them itself. Otherwise frozen weights are widened on the host
+// (widener below), as a host backend's tensors are there anyway.
+func (m *Model) deviceWidener() (backend.Widener, bool) {
+	wd, ok := m.be.(backend.Widener)
+	return wd, ok && m.onDevice()
+}
+
+// largestFrozen is the most weights a parameter frozen in bfloat16 holds:
+// the size of the scratch that every frozen matrix is widened into.
+func (m *Model) largestFrozen() int {
+	n := 0
+	for _, p := range m.Params {
+		if p.half != nil {
+			n = max(n, len(p.half))
+		}
+	}
+	return n
 }
 
 // widener hands out a parameter's float32 weights for one product at a

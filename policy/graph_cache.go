@@ -46,7 +46,6 @@ func (m *Model) graph(N, T int) (*trainGraph, error) {
 	return tg, nil
 }
 
-
 // trim closes the least recently used graphs other than keep until the
 // others fit in limit bytes.
 func (c *graphCache) trim(keep *trainGraph, limit int64) {

@@ -31,8 +31,8 @@ type Session struct {
 	cosH     []float32          // [limit, D/2] on the host
 	sinH     []float32          // [limit, D/2] on the host
 	cos, sin backend.Tensor     // the tables as the backend holds them, from the first forward call on
-	wide     widener            // float32 weights of bfloat16-frozen params, one matrix at a time
-	wideT    backend.Tensor     // wide's scratch as the backend holds it, for the product under way
+	wide     widener            // float32 weights of bfloat16-frozen params widened on the host, one matrix at a time
+	wideT    backend.Tensor     // the frozen weights of the product under way: wide's mirrored, or on a backend.Widener the scratch they are widened into
 }
 
 // NewSession starts n empty sequences, each with room for maxLen tokens.
@@ -101,12 +101,17 @@ func (s *Session) Close() {
 
 // weight returns p's backend tensor for the next product: the model's
 // (Model.SyncWeights), or for a weight frozen in bfloat16 its float32
-// values widened into the session's scratch and mirrored (a host backend
-// then copies nothing; a device backend uploads them), valid until the
-// next call.
+// values in the session's scratch, valid until the next call. A device
+// backend that widens (backend.Widener) widens them there from the
+// bfloat16 copy the model mirrored once (deviceWeight); elsewhere they
+// are widened on the host and mirrored (a host backend then copies
+// nothing; a device backend without Widener uploads them every call).
 func (s *Session) weight(p *Param) (backend.Tensor, error) {
 	if p == nil || !p.Frozen16() {
 		return s.m.weight(p)
+	}
+	if wd, ok := s.m.deviceWidener(); ok {
+		return s.deviceWeight(wd, p)
 	}
 	s.m.be.Free(s.wideT)
 	t, err := s.m.be.Mirror(s.wide.weights(p))
@@ -116,6 +121,31 @@ func (s *Session) weight(p *Param) (backend.Tensor, error) {
 	}
 	s.wideT = t
 	return t, nil
+}
+
+// deviceWeight widens the frozen p on the device wd into the session's
+// scratch, which it allocates once at the size of the model's largest
+// frozen matrix (Close frees it); the bfloat16 source is the model's
+// (weightSet.half), so nothing is uploaded after the first call.
+func (s *Session) deviceWeight(wd backend.Widener, p *Param) (backend.Tensor, error) {
+	src, err := s.m.w.half(wd, p)
+	if err != nil {
+		return backend.Tensor{}, err
+	}
+	if s.wideT.Len() < p.Len() {
+		s.m.be.Free(s.wideT)
+		s.wideT = backend.Tensor{}
+		t, err := s.m.be.Alloc(s.m.largestFrozen())
+		if err != nil {
+			return backend.Tensor{}, fmt.Errorf("policy: scratch for the bfloat16 weights: %w", err)
+		}
+		s.wideT = t
+	}
+	dst := s.wideT.Slice(0, p.Len())
+	if err := wd.WidenBF16(dst, src); err != nil {
+		return backend.Tensor{}, fmt.Errorf("policy: widen the bfloat16 weights of %s: %w", p.Name, err)
+	}
+	return dst, nil
 }
 
 // tables mirrors the rotary tables into the backend on first use.

@@ -4,7 +4,12 @@ package policy
 // Param, made by Memory.Mirror the first time a computation needs it. On
 // a host backend the tensor is Param.Data itself (no copy: every in-place
 // update is seen at once); on a device backend it is a copy in device
-// memory, which SyncWeights refreshes after the host values change.
+// memory, which SyncWeights refreshes after the host values change. A
+// parameter frozen in bfloat16 (Freeze16) has no float32 tensor: on a
+// device backend that widens (backend.Widener) its bits are mirrored
+// once, two values a slot (half), and Session.weight widens them on the
+// device before each product; elsewhere Session.weight widens them on
+// the host.
 
 import (
 	"fmt"
@@ -19,6 +24,7 @@ type weightSet struct {
 	mu    sync.Mutex
 	be    backend.Backend
 	t     map[*Param]mirrored
+	h     map[*Param]halfMirror     // bfloat16 weights (Freeze16) on a backend.Widener
 	g     map[*Param]backend.Tensor // device gradients (resident.go)
 	tab   backend.Tensor            // the embedding gradient's scatter table on a device, [V, C]
 	ahead bool                      // an optimizer updated t on the device: Param.Data is stale
@@ -32,8 +38,16 @@ type mirrored struct {
 	n    int
 }
 
+// halfMirror is a frozen parameter's bfloat16 tensor (backend.Widener's
+// MirrorBF16) and the bits it mirrors.
+type halfMirror struct {
+	t    backend.Tensor
+	bits *uint16
+	n    int
+}
+
 func newWeightSet(be backend.Backend) *weightSet {
-	return &weightSet{be: be, t: map[*Param]mirrored{}, g: map[*Param]backend.Tensor{}}
+	return &weightSet{be: be, t: map[*Param]mirrored{}, h: map[*Param]halfMirror{}, g: map[*Param]backend.Tensor{}}
 }
 
 // tensor returns p's backend tensor, mirroring p.Data on first use; a nil
@@ -59,8 +73,33 @@ func (w *weightSet) tensor(p *Param) (backend.Tensor, error) {
 	return t, nil
 }
 
+// half returns the tensor of p's bfloat16 weights in wd, the weight
+// set's backend, mirroring p's bits once (MirrorBF16) on first use. p
+// must be frozen (Frozen16).
+func (w *weightSet) half(wd backend.Widener, p *Param) (backend.Tensor, error) {
+	if len(p.half) == 0 {
+		return backend.Tensor{}, nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if mt, ok := w.h[p]; ok && mt.bits == &p.half[0] && mt.n == len(p.half) {
+		return mt.t, nil
+	}
+	t, err := wd.MirrorBF16(p.half)
+	if err != nil {
+		return backend.Tensor{}, fmt.Errorf("policy: bfloat16 weights of %s: %w", p.Name, err)
+	}
+	if old, ok := w.h[p]; ok {
+		w.be.Free(old.t)
+	}
+	w.h[p] = halfMirror{t: t, bits: &p.half[0], n: len(p.half)}
+	return t, nil
+}
+
 // sync uploads every mirrored parameter's host values again. It
-// refuses while the device is ahead: the upload would undo updates.
+// refuses while the device is ahead: the upload would undo updates. The
+// bfloat16 tensors stay: nothing writes a frozen parameter's bits in
+// place (half notices bits that were replaced).
 func (w *weightSet) sync() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -87,6 +126,10 @@ func (w *weightSet) free() {
 	for p, mt := range w.t {
 		w.be.Free(mt.t)
 		delete(w.t, p)
+	}
+	for p, mt := range w.h {
+		w.be.Free(mt.t)
+		delete(w.h, p)
 	}
 	for p, g := range w.g {
 		w.be.Free(g)

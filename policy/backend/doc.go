@@ -37,7 +37,10 @@
 // One capability is optional: ComputeDTyper, a backend whose products
 // can round their operands to bfloat16 (compute dtype bf16, f32 sums).
 // SetComputeDType sets it on any backend and refuses bf16 on the others
-// (the CPU backends compute in f32 only).
+// (the CPU backends compute in f32 only). A device backend may also be a
+// Widener: it holds bfloat16 values (weights frozen in bfloat16) in its
+// memory, uploaded once, and widens them to float32 there before a
+// product; callers check for it with a type assertion.
 //
 // gorgonia stays the graph layer: package policy's graph operations are
 // gorgonia Ops whose Do calls one kernel each, so autodiff, the tape

@@ -6,7 +6,9 @@
 // of the arena, so its results are bit for bit those of the "go"
 // backend. It is a backend.Sampler too, drawing tokens with a float64
 // host reference of that contract, so that decoding that samples on the
-// device runs under its checks. Everything a real device backend would
+// device runs under its checks, and a backend.Widener, holding bfloat16
+// weights in the arena and widening them there, so that a model frozen
+// in bfloat16 computes as it does on a GPU. Everything a real device backend would
 // catch is caught here:
 //
 //   - A host tensor given to a kernel, or to Upload and Download in

@@ -51,7 +51,10 @@
 // cuBLASLt reads them as CUDA_R_16BF, still with f32 products, sums and
 // result (Precision BF16Inputs); the emulated device widens them and
 // computes the same f32 contract. The bf16 path has run on the emulator
-// and over the fake libraries only, untested on a device.
+// and over the fake libraries only, untested on a device. As a
+// backend.Widener it holds weights frozen in bfloat16 as their bits
+// (MirrorBF16, two a float32 slot) and widens them with kernel
+// widen_bf16 (WidenBF16) into the float32 tensor a product reads.
 //
 // # Libraries
 //

@@ -35,12 +35,13 @@
 //	AdamW(l, p, g, m, v, n, step)          Copy(l, dst, src, n)
 //	Add(l, y, x, n)    Mul(l, y, a, b, n)  Scale(l, x, n, s)  Fill(l, x, n, v)
 //	Sample(l, tokens, logprobs, nucleus, logits, us, N, V, temperature, topP)
-//	RoundBF16(l, dst, src, n)
+//	RoundBF16(l, dst, src, n)              WidenBF16(l, dst, src, n)
 //
 // Arguments are device addresses (uintptr) of float32 tensors and the
 // sizes the backend knows (N rows, C channels, V vocab, heads H, K, D);
 // RoundBF16's dst is n bfloat16 values (uint16 bits), the operand of a
-// product that cuBLASLt computes with bfloat16 inputs.
+// product that cuBLASLt computes with bfloat16 inputs; WidenBF16's src is
+// n such values, weights held on the device in bfloat16.
 // An address of 0 stands for an empty tensor where the backend interface
 // allows one (a saved tensor, an unwanted gradient). Token ids are
 // float32, as in the backend interface. What the interface passes on the

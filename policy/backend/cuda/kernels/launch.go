@@ -81,4 +81,5 @@ var KernelNames = []string{
 	"token_logprob", "token_logprob_back", "adamw", "sample",
 	"attention_tiled", "attention_rows", "attention_back_q", "attention_back_kv",
 	"attention_back_q_tiled", "attention_back_kv_tiled", "attend_cached", "attend_cached_rows", "round_bf16",
+	"widen_bf16",
 }

@@ -1,5 +1,6 @@
 // bf16.cu: conversion of float32 operands to bfloat16 for the products
-// that cuBLASLt computes with bfloat16 inputs (model.compute_dtype bf16).
+// that cuBLASLt computes with bfloat16 inputs (model.compute_dtype bf16),
+// and of weights held in bfloat16 (Freeze16) back to float32.
 #include "prelude.cuh"
 
 // round_bf16 writes dst[i], the bfloat16 nearest src[i] with ties to even,
@@ -19,3 +20,16 @@ KERNEL(round_bf16)(unsigned short* dst, const float* src, long long n) {
   }
 }
 REGISTER(round_bf16)
+
+// widen_bf16 writes dst[i], the float32 of the bfloat16 whose 16 bits are
+// src[i], for n values: the bits shifted into the top half of a float32,
+// which is exact for every value (zeros, subnormals, infinities and NaNs
+// keep their sign and bits). It is the host's widening bit for bit
+// (package policy's fromBF16), so weights held on the device in bfloat16
+// are widened there right before their product.
+KERNEL(widen_bf16)(float* dst, const unsigned short* src, long long n) {
+  GRID_STRIDE(i, n) {
+    dst[i] = __builtin_bit_cast(float, (unsigned)src[i] << 16);
+  }
+}
+REGISTER(widen_bf16)
