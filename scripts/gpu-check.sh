@@ -236,7 +236,7 @@ test_binary() {
 # and TestGPUModelBF16, compute dtype bf16; TestDevicePlanQwen7B;
 # BenchmarkGPUMatMul, f32 products in TFLOP/s.
 part_kernels() {
-	test_binary kernels cuda policy/backend/cuda 'GPU|DevicePlan' 45 "${NOEMU[@]}" -- \
+	test_binary kernels cuda policy/backend/cuda 'GPU|DevicePlan|Devices' 45 "${NOEMU[@]}" -- \
 		-test.bench 'GPU' -test.benchtime 20x
 }
 
