@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
+	"slices"
 	"testing"
 
 	"github.com/artist-rl/artist/policy"
@@ -239,4 +240,79 @@ func maxRelDiff(a, b []float32) float64 {
 		scale = max(scale, math.Abs(float64(b[i])))
 	}
 	return worst / max(scale, 1e-30)
+}
+
+// TestLoRAStepOnArena is TestTrainingStepOnArena for rank-2 adapters on
+// a frozen base: on the arena the adapters' gradients and AdamW stay on
+// the device, so their Param.Data keeps its initial values until
+// HostWeights, which then brings pure Go's values bit for bit; the base
+// is untouched.
+func TestLoRAStepOnArena(t *testing.T) {
+	cfg := policy.Config{VocabSize: 48, HiddenSize: 32, IntermediateSize: 40, NumHiddenLayers: 2, NumAttentionHeads: 4,
+		NumKeyValueHeads: 2, MaxPositionEmbeddings: 64, RopeTheta: 10000, RMSNormEps: 1e-6}
+	base, err := policy.New(cfg, rand.New(rand.NewSource(10)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewSource(11))
+	seqs, coef := make([][]int, 2), make([][]float32, 2)
+	for i, n := range []int{17, 30} {
+		seqs[i], coef[i] = make([]int, n), make([]float32, n)
+		for j := range seqs[i] {
+			seqs[i][j], coef[i][j] = rng.Intn(cfg.VocabSize), float32(rng.NormFloat64())/10
+		}
+	}
+	arena, err := arenatest.New(1 << 26)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer arena.Close()
+	var init [][]float32
+	train := func(be backend.Backend) *policy.Model {
+		m := base.Clone()
+		if err := m.AttachLoRA(policy.LoRAConfig{Rank: 2, Alpha: 4, Targets: []string{"q", "v", "down"}}, rand.New(rand.NewSource(12))); err != nil {
+			t.Fatal(err)
+		}
+		init = init[:0]
+		for _, p := range m.LoRA().Params() {
+			init = append(init, slices.Clone(p.Data))
+		}
+		m.UseBackend(be)
+		opt := NewModelAdamW(m, m.TrainParams(), AdamWConfig{LR: 1e-2, Beta1: 0.9, Beta2: 0.99, Eps: 1e-8})
+		for range 3 {
+			if err := m.ZeroGrad(); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := m.Backward(seqs, coef); err != nil {
+				t.Fatal(err)
+			}
+			adamStep(t, opt, 1e-2)
+		}
+		return m
+	}
+	want, got := train(cpu.NewGo()), train(arena)
+	wantA, gotA := want.LoRA().Params(), got.LoRA().Params()
+	for i, p := range gotA {
+		if !sameBits(p.Data, init[i]) {
+			t.Errorf("adapter %s's Param.Data changed on the host before HostWeights", p.Name)
+		}
+	}
+	if err := got.HostWeights(); err != nil {
+		t.Fatal(err)
+	}
+	moved := false
+	for i, p := range gotA {
+		if !sameBits(p.Data, wantA[i].Data) {
+			t.Errorf("adapter %s differs between the arena and pure Go", p.Name)
+		}
+		moved = moved || !sameBits(wantA[i].Data, init[i])
+	}
+	if !moved {
+		t.Error("the steps moved no adapter")
+	}
+	for i, p := range got.Params {
+		if !sameBits(p.Data, base.Params[i].Data) {
+			t.Errorf("the frozen base's %s changed", p.Name)
+		}
+	}
 }
