@@ -58,7 +58,7 @@ table=(
 	'run :: ^artist plan -config configs/[a-z0-9.-]+\.yaml  :: a memory plan, printed without running (exits 1 when it does not fit)'
 	'run :: ^go test \./envs/pysandbox -run .\^\$. -bench Versus -benchtime [0-9]+x$ :: the Python tool against python3 -c and the Go sandbox, side by side'
 	'run :: ^go test \./envs/pysandbox -run .\^\$. -bench ForkFloor -benchtime [0-9]+x$ :: the fork and exit floor under a fresh-runner call, against python3 -c'
-	'long :: ^(mpirun -np [0-9]+ )?\./artist train -config configs/tiny-tool-arith(-python)?\.yaml( -set [^ ]+)*$ :: a training run in its own run folder'
+	'long :: ^(mpirun -np [0-9]+ )?\./artist train -config configs/tiny-tool-(arith|multistep)(-python)?\.yaml( -set [^ ]+)*$ :: a training run in its own run folder'
 )
 
 # commands FILE...: FILE<TAB>LINE<TAB>COMMAND for every command of the
