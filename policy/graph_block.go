@@ -54,7 +54,7 @@ func (m *batchMode) residual(bk *block, t loraTarget, y, x, a backend.Tensor, w 
 // probabilities (n·H·n values for n rows) back to back in v.probs.
 func (m *batchMode) attend(bk *block) error {
 	v, h := bk.v, bk.g.heads()
-	return m.perSequence(h, v.probs, func(r, n int, rows func(t backend.Tensor, w int) backend.Tensor, probs backend.Tensor) error {
+	return m.perSequence(h, v.probs, func(n int, rows func(backend.Tensor, int) backend.Tensor, probs backend.Tensor) error {
 		return m.be.Attention(rows(v.a, h.H*h.D), probs, rows(v.q, h.H*h.D), rows(v.k, h.K*h.D), rows(v.v, h.K*h.D), h, n)
 	})
 }
@@ -63,16 +63,16 @@ func (m *batchMode) attend(bk *block) error {
 func (m *batchMode) attendBack(bk *block) error {
 	v, d, h := bk.v, bk.d, bk.g.heads()
 	HD, KD := h.H*h.D, h.K*h.D
-	return m.perSequence(h, v.probs, func(r, n int, rows func(t backend.Tensor, w int) backend.Tensor, probs backend.Tensor) error {
+	return m.perSequence(h, v.probs, func(n int, rows func(backend.Tensor, int) backend.Tensor, probs backend.Tensor) error {
 		return m.be.AttentionBack(rows(d.dq, HD), rows(d.dk, KD), rows(d.dv, KD), rows(v.q, HD), rows(v.k, KD), rows(v.v, KD),
 			rows(v.a, HD), probs, rows(d.da, HD), h, n)
 	})
 }
 
-// perSequence calls fn for each sequence of lens: its first row r, its
-// n rows, a function that cuts its rows out of a tensor of w values a
-// row, and its part of saved (empty when saved is).
-func (m *batchMode) perSequence(h backend.Heads, saved backend.Tensor, fn func(r, n int, rows func(backend.Tensor, int) backend.Tensor, probs backend.Tensor) error) error {
+// perSequence calls fn for each sequence of lens: its n rows, a function
+// that cuts its rows out of a tensor of w values a row, and its part of
+// saved (empty when saved is).
+func (m *batchMode) perSequence(h backend.Heads, saved backend.Tensor, fn func(n int, rows func(t backend.Tensor, w int) backend.Tensor, probs backend.Tensor) error) error {
 	r, sv := 0, 0
 	for _, n := range m.lens {
 		rows := func(t backend.Tensor, w int) backend.Tensor { return t.Slice(r*w, (r+n)*w) }
@@ -80,7 +80,7 @@ func (m *batchMode) perSequence(h backend.Heads, saved backend.Tensor, fn func(r
 		if saved.Len() > 0 {
 			probs = saved.Slice(sv, sv+n*h.H*n)
 		}
-		if err := fn(r, n, rows, probs); err != nil {
+		if err := fn(n, rows, probs); err != nil {
 			return err
 		}
 		r, sv = r+n, sv+n*h.H*n

@@ -101,25 +101,7 @@ func sameBits(a, b []float32) bool {
 // gradient norms out, never the weights or their gradients: the values
 // it transfers are counted.
 func TestTrainingStepOnArena(t *testing.T) {
-	cfg := policy.Config{VocabSize: 48, HiddenSize: 32, IntermediateSize: 40, NumHiddenLayers: 2, NumAttentionHeads: 4,
-		NumKeyValueHeads: 2, MaxPositionEmbeddings: 64, RopeTheta: 10000, RMSNormEps: 1e-6}
-	base, err := policy.New(cfg, rand.New(rand.NewSource(8)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rng := rand.New(rand.NewSource(9))
-	seqs, coef := make([][]int, 3), make([][]float32, 3)
-	for i, n := range []int{21, 9, 33} {
-		seqs[i], coef[i] = make([]int, n), make([]float32, n)
-		for j := range seqs[i] {
-			seqs[i][j], coef[i][j] = rng.Intn(cfg.VocabSize), float32(rng.NormFloat64())/10
-		}
-	}
-	arena, err := arenatest.New(1 << 26)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer arena.Close()
+	base, seqs, coef, arena := arenaFixture(t, 8, 21, 9, 33)
 	for _, maxNorm := range []float64{0, 1} {
 		t.Run(fmt.Sprintf("max_grad_norm %g", maxNorm), func(t *testing.T) {
 			acfg := AdamWConfig{LR: 1e-2, Beta1: 0.9, Beta2: 0.99, Eps: 1e-8, WeightDecay: 0.01, MaxGradNorm: maxNorm}
@@ -162,6 +144,32 @@ func TestTrainingStepOnArena(t *testing.T) {
 			}
 		})
 	}
+}
+
+// arenaFixture is a random 2-layer model (seed), sequences of lens tokens
+// with random coefficients (seed+1), and an arena closed when t ends.
+func arenaFixture(t *testing.T, seed int64, lens ...int) (*policy.Model, [][]int, [][]float32, *arenatest.Backend) {
+	t.Helper()
+	cfg := policy.Config{VocabSize: 48, HiddenSize: 32, IntermediateSize: 40, NumHiddenLayers: 2, NumAttentionHeads: 4,
+		NumKeyValueHeads: 2, MaxPositionEmbeddings: 64, RopeTheta: 10000, RMSNormEps: 1e-6}
+	base, err := policy.New(cfg, rand.New(rand.NewSource(seed)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewSource(seed + 1))
+	seqs, coef := make([][]int, len(lens)), make([][]float32, len(lens))
+	for i, n := range lens {
+		seqs[i], coef[i] = make([]int, n), make([]float32, n)
+		for j := range seqs[i] {
+			seqs[i][j], coef[i][j] = rng.Intn(cfg.VocabSize), float32(rng.NormFloat64())/10
+		}
+	}
+	arena, err := arenatest.New(1 << 26)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { arena.Close() })
+	return base, seqs, coef, arena
 }
 
 // trainSteps takes three training steps of a copy of base on be and
@@ -248,25 +256,7 @@ func maxRelDiff(a, b []float32) float64 {
 // HostWeights, which then brings pure Go's values bit for bit; the base
 // is untouched.
 func TestLoRAStepOnArena(t *testing.T) {
-	cfg := policy.Config{VocabSize: 48, HiddenSize: 32, IntermediateSize: 40, NumHiddenLayers: 2, NumAttentionHeads: 4,
-		NumKeyValueHeads: 2, MaxPositionEmbeddings: 64, RopeTheta: 10000, RMSNormEps: 1e-6}
-	base, err := policy.New(cfg, rand.New(rand.NewSource(10)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rng := rand.New(rand.NewSource(11))
-	seqs, coef := make([][]int, 2), make([][]float32, 2)
-	for i, n := range []int{17, 30} {
-		seqs[i], coef[i] = make([]int, n), make([]float32, n)
-		for j := range seqs[i] {
-			seqs[i][j], coef[i][j] = rng.Intn(cfg.VocabSize), float32(rng.NormFloat64())/10
-		}
-	}
-	arena, err := arenatest.New(1 << 26)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer arena.Close()
+	base, seqs, coef, arena := arenaFixture(t, 10, 17, 30)
 	var init [][]float32
 	train := func(be backend.Backend) *policy.Model {
 		m := base.Clone()
