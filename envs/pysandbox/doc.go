@@ -32,7 +32,8 @@
 //     family, ptrace, mounts, namespaces, keyrings, BPF, io_uring, kexec,
 //     modules and the like, and the x32 ABI; and a second one, which each
 //     runner installs before it reads code, that denies new processes,
-//     exec, and signals or limits aimed at other processes;
+//     exec, and signals or limits aimed at other processes (SIGIO too:
+//     no runner may name another process a descriptor's owner);
 //   - limits: the address space (Limits.Memory beyond what the interpreter
 //     holds with its libraries loaded), no core files, files of at most
 //     32 MiB, few descriptors, RLIMIT_NPROC (which bounds threads), and

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/envs/sandbox"
 )
 
@@ -166,5 +167,32 @@ func TestKillMidCall(t *testing.T) {
 	}
 	if d := descendants(t); len(d) != 0 {
 		t.Errorf("descendant processes %v after Close, want none", d)
+	}
+}
+
+// TestNoSIGIOToOthers checks that a call cannot end another trajectory's
+// session runner by naming it the owner of a descriptor (F_SETOWN with
+// O_ASYNC makes the kernel send SIGIO, whose default is to terminate,
+// to the owner as the driver reads): the session keeps its globals.
+func TestNoSIGIOToOthers(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Limits.Workers, cfg.Limits.Stateful = 1, true
+	s := newSandbox(t, cfg)
+	victim, attacker := s.Session(), s.Session()
+	defer victim.Close()
+	defer attacker.Close()
+	r := victim.Run(context.Background(), "import os\nx = 1\nprint(os.getpid())")
+	pid := strings.TrimSpace(r.Stdout)
+	if r.Status != envs.StatusOK || pid == "" {
+		t.Fatalf("victim = %+v", r)
+	}
+	attack := "import fcntl, os\nfcntl.fcntl(1, fcntl.F_SETOWN, " + pid + ")\n" +
+		"fcntl.fcntl(1, fcntl.F_SETFL, fcntl.fcntl(1, fcntl.F_GETFL) | os.O_ASYNC)\n" +
+		"for i in range(100):\n    print('x' * 100, flush=True)\n"
+	if r := attacker.Run(context.Background(), attack); !strings.HasPrefix(r.Message, "PermissionError") {
+		t.Errorf("attacker = %s %q, want PermissionError", r.Status, r.Message)
+	}
+	if r := victim.Run(context.Background(), "print(x)"); r.Status != envs.StatusOK || r.Stdout != "1\n" {
+		t.Errorf("victim after the attack = %s %q %q, want 1", r.Status, r.Stdout, r.Message)
 	}
 }

@@ -16,7 +16,10 @@ import (
 // io_uring, module loading, kexec and the like). The runner filter, which
 // a runner installs on itself after the driver forked it and before any
 // model-written code runs, adds what only the driver may do: start
-// processes, replace its program, and signal another process.
+// processes, replace its program, and signal another process (directly,
+// or by making itself the owner's agent: F_SETOWN names the process the
+// kernel sends SIGIO to when a descriptor is ready, which a runner could
+// aim at another runner, such as another trajectory's session runner).
 //
 // A filter is classic BPF over struct seccomp_data: nr at offset 0, arch at
 // 4, and the six arguments as 64-bit words from offset 16 (their low 32
@@ -32,6 +35,10 @@ const (
 	retEPERM  = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
 	retENOSYS = unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)
 )
+
+// fioSetOwn is FIOSETOWN, the ioctl form of F_SETOWN (asm-generic, which
+// amd64 and arm64 use; golang.org/x/sys does not name it).
+const fioSetOwn = 0x8901
 
 // namespaceFlags are the clone flags that create namespaces.
 const namespaceFlags = unix.CLONE_NEWNS | unix.CLONE_NEWCGROUP | unix.CLONE_NEWUTS | unix.CLONE_NEWIPC |
@@ -98,7 +105,17 @@ func runnerFilter() (prog []byte, pidInsn int) {
 	a.jeq(uint32(unix.SYS_CLONE3), "enosys", "")
 	a.jeq(uint32(unix.SYS_TGKILL), "tgkill", "")
 	a.jeq(uint32(unix.SYS_PRLIMIT64), "prlimit", "")
+	a.jeq(uint32(unix.SYS_FCNTL), "fcntl", "")
+	a.jeq(uint32(unix.SYS_IOCTL), "ioctl", "")
 	a.ret(retAllow)
+	a.label("fcntl") // no owner for SIGIO: it could be another process
+	a.loadArg(1)
+	a.jeq(unix.F_SETOWN, "eperm", "")
+	a.jeq(unix.F_SETOWN_EX, "eperm", "allow")
+	a.label("ioctl")
+	a.loadArg(1)
+	a.jeq(fioSetOwn, "eperm", "")
+	a.jeq(unix.SIOCSPGRP, "eperm", "allow")
 	a.label("prlimit")
 	a.loadArg(0)
 	a.jeq(0, "allow", "eperm") // its own limits only (pid 0)
