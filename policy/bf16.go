@@ -1,15 +1,17 @@
 package policy
 
 // Frozen weights in bfloat16: stored in half the bytes, computed in
-// float32. A frozen model (Freeze16) is an inference model: the forward
-// passes (LogProbs, Session.Step, Embeddings) widen one weight matrix at a
-// time into a float32 scratch right before its product, so the products
-// are float32 products of the rounded values. A host backend widens on
-// the host (widener); a device backend that implements backend.Widener
-// holds the bfloat16 bits in its memory, mirrored once (weightSet.half),
-// and widens them there (Session.deviceWeight). Everything that would
-// write the weights (Backward, EnableGrads, an optimizer, MergeAdapters,
-// SaveModel) refuses it.
+// float32. A frozen model (Freeze16) is an inference model, or the frozen
+// base of adapters that train (FreezeBase16, lora16.go): the forward
+// passes (LogProbs, Session.Step, Embeddings) and the training graph
+// widen one weight matrix at a time into a float32 scratch right before
+// its product, so the products are float32 products of the rounded
+// values. A host backend widens on the host (widener); a device backend
+// that implements backend.Widener holds the bfloat16 bits in its memory,
+// mirrored once (weightSet.half), and widens them there (frozenReader).
+// Everything that would write the frozen weights (Backward without
+// adapters, EnableGrads without adapters, an optimizer over them,
+// MergeAdapters) refuses it; SaveModel writes them as BF16 tensors.
 
 import (
 	"errors"
@@ -23,7 +25,7 @@ import (
 
 // ErrFrozen16 is what the writers of the weights return (or panic with)
 // on a model whose weights are frozen in bfloat16.
-var ErrFrozen16 = errors.New("policy: the model's weights are frozen in bfloat16 (Freeze16): it computes forward passes only; train, save or merge a float32 model")
+var ErrFrozen16 = errors.New("policy: the model's weights are frozen in bfloat16 (Freeze16): they compute forward passes and adapters' gradients only; train or merge in place a float32 model")
 
 // roundBF16 rounds f to the nearest bfloat16, ties to even (the top 16
 // bits of the float32 after rounding the low 16); values past the largest
@@ -139,12 +141,16 @@ func (m *Model) frozenParams() []*Param {
 // Freeze16 stores the model's decoder-layer linear weights in bfloat16
 // (rounded to nearest, ties to even) and frees their float32 copies and
 // gradients; the embedding, head, norms and biases stay float32, as do
-// attached adapters. From then on the model is for forward passes only:
-// LogProbs, Session.Step and Embeddings compute in float32 on the rounded
-// values, the same bits as a float32 model whose weights were rounded to
-// bfloat16 and back; Backward, MergeAdapters and SaveModel return
-// ErrFrozen16, and EnableGrads and an optimizer over its weights panic
-// with it (programmer errors). It is meant for the frozen KL reference,
+// attached adapters. From then on its weights are for forward passes
+// only: LogProbs, Session.Step and Embeddings compute in float32 on the
+// rounded values, the same bits as a float32 model whose weights were
+// rounded to bfloat16 and back; Backward without adapters and
+// MergeAdapters return ErrFrozen16, and EnableGrads without adapters and
+// an optimizer over the frozen weights panic with it (programmer
+// errors); with adapters attached, Backward and EnableGrads train the
+// adapters over the frozen base (FreezeBase16, which is Freeze16
+// returning its error). SaveModel writes the frozen
+// weights as BF16 tensors. It is meant for the frozen KL reference,
 // read by LogProbs: at Qwen2.5-0.5B the weights take 1.26 GB instead of
 // 1.98 GB, and widening them (about 64 ms on 2 cores) is under 1% of
 // scoring a GRPO batch. Every forward call widens every matrix again, so
@@ -157,12 +163,12 @@ func (m *Model) frozenParams() []*Param {
 // inputs only; a device backend without it gets each matrix widened on
 // the host and uploaded for every product. The results are the same
 // bits either way (the widening is exact). It cannot be undone. Not safe
-// to call while the model is in use.
+// to call while the model is in use. It panics when weights an optimizer
+// updated on a device cannot be brought back (as Clone).
 func (m *Model) Freeze16() {
-	for _, p := range m.frozenParams() {
-		p.freeze16()
+	if err := m.FreezeBase16(); err != nil {
+		panic(err)
 	}
-	m.dropGraphs()
 }
 
 // newShell16 is newShell with the parameters Freeze16 freezes holding

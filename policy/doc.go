@@ -28,7 +28,8 @@
 // gradients, so models used only for inference (sampling, eval, serve,
 // the KL reference) cost their weights alone; Freeze16 (or LoadModel16)
 // keeps a forward-only model's layer weights in bfloat16, widened to
-// float32 one matrix at a time for each product. A training graph is compiled
+// float32 one matrix at a time for each product, and FreezeBase16 does
+// the same for the frozen base under LoRA adapters that train. A training graph is compiled
 // per padded batch shape with a static memory plan (kernels whose outputs
 // are never needed at the same time write into one buffer, allocated
 // outside the Go heap and unmapped when the graph closes), and a model

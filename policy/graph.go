@@ -84,10 +84,12 @@ type trainGraph struct {
 // sequence are padding sequences of at most T rows, with no target and no
 // weight. At most four graphs are kept per model. The graph reads the weights straight from Param.Data
 // (no copy), so in-place optimizer updates are seen by the next call.
-// Backward is not safe for concurrent use on one model. It returns
-// ErrFrozen16 on a model frozen in bfloat16 (Freeze16).
+// Backward is not safe for concurrent use on one model. On a model
+// frozen in bfloat16 (Freeze16) it trains the attached adapters, reading
+// each frozen weight widened for its product (FreezeBase16), and returns
+// ErrFrozen16 when none are attached.
 func (m *Model) Backward(seqs [][]int, coef [][]float32) (logp [][]float32, err error) {
-	if m.Frozen16() {
+	if m.trainsFrozen() {
 		return nil, fmt.Errorf("policy: Backward: %w", ErrFrozen16)
 	}
 	longest, err := m.checkBatch(seqs, coef)
@@ -232,6 +234,7 @@ type builder struct {
 	saves      []*kernel
 	gs         graphSettings
 	lora       *LoRA   // the model's adapters; when set the base is frozen
+	model      *Model  // the model whose graph this is
 	invTemp    float32 // 1/temperature of the log-probs
 	// direct are the parameters whose kernels add their gradients into
 	// Param.Grad themselves; scratchBytes sizes kernels' own buffers.
@@ -258,13 +261,23 @@ func (b *builder) op(k *kernel, in ...*G.Node) *G.Node {
 	return n
 }
 
-// graphParams are the parameters a graph of m reads: every weight, then
-// the adapters' A and B.
+// graphParams are the parameters a graph of m reads as nodes: every
+// weight, then the adapters' A and B. Weights frozen in bfloat16 are no
+// nodes: only the decoder blocks read them, widened (batchMode.weight).
 func (m *Model) graphParams() []*Param {
-	if m.lora == nil {
-		return m.Params
+	ps := m.Params
+	if m.Frozen16() {
+		ps = nil
+		for _, p := range m.Params {
+			if !p.Frozen16() {
+				ps = append(ps, p)
+			}
+		}
 	}
-	return append(append([]*Param(nil), m.Params...), m.lora.Params()...)
+	if m.lora == nil {
+		return ps
+	}
+	return append(append([]*Param(nil), ps...), m.lora.Params()...)
 }
 
 // buildGraph builds and compiles the graph for N rows of sequences of at
@@ -274,7 +287,7 @@ func buildGraph(m *Model, N, T int) (*trainGraph, error) {
 	eg := G.NewGraph()
 	tg := &trainGraph{N: N, T: T, ids: make([]float32, N), targets: make([]float32, N), coef: make([]float32, N)}
 	gm := newGraphMemory(m.be, m.w)
-	b := &builder{be: m.be, gm: gm, g: g, T: T, pn: make(map[*Param]*G.Node), gs: m.gs, lora: m.lora, invTemp: m.invTemp(), direct: map[*Param]bool{}, children: map[*G.Node][]*G.Node{}}
+	b := &builder{be: m.be, gm: gm, g: g, T: T, pn: make(map[*Param]*G.Node), gs: m.gs, lora: m.lora, model: m, invTemp: m.invTemp(), direct: map[*Param]bool{}, children: map[*G.Node][]*G.Node{}}
 	cos, sin := ropeTables(T, g.D, m.Config.RopeTheta)
 	if err := b.tables(cos, sin); err != nil {
 		return nil, err

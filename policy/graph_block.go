@@ -34,9 +34,19 @@ type batchMode struct {
 	pos      []int // [N]
 	lens     []int // the sequences' rows, in order
 	cos, sin backend.Tensor
+	model    *Model // whose weights frozen in bfloat16 weight widens
 }
 
-func (m *batchMode) weight(p *Param) (backend.Tensor, error) { return m.gm.param(p) }
+// weight is p's tensor: the graph's (graphMemory.param), or for a weight
+// frozen in bfloat16 its float32 values widened into the scratch the
+// model's training graphs share (weightSet.train), valid until the next
+// call, backward as forward.
+func (m *batchMode) weight(p *Param) (backend.Tensor, error) {
+	if p != nil && p.Frozen16() {
+		return m.model.w.train.weight(m.model, p)
+	}
+	return m.gm.param(p)
+}
 
 func (m *batchMode) linear(y, x backend.Tensor, in int, w, bias backend.Tensor, out int) error {
 	return linear(m.be, y, x, len(m.pos), in, w, bias, out)
@@ -198,7 +208,7 @@ func (b *builder) block(x *G.Node, l int, L Layer) *G.Node {
 		for r := 0; r < N; r += b.T {
 			lens = append(lens, min(b.T, N-r))
 		}
-		b.blocks = &blockShared{mode: &batchMode{be: b.be, gm: b.gm, pos: pos, lens: lens, cos: b.cosT, sin: b.sinT}}
+		b.blocks = &blockShared{mode: &batchMode{be: b.be, gm: b.gm, pos: pos, lens: lens, cos: b.cosT, sin: b.sinT, model: b.model}}
 		b.blocks.d = b.newBlockGrads(N)
 		if b.gs.recompute {
 			b.blocks.v = b.newBlockValues(N, -1)

@@ -53,7 +53,21 @@ type LoRAConfig struct {
 	// up, down (Qwen2's q_proj, k_proj, v_proj, o_proj, gate_proj,
 	// up_proj, down_proj; either spelling). Default all seven.
 	Targets []string `yaml:"targets"`
+	// BaseDType is how the frozen base holds its decoder-layer linear
+	// weights while the adapters train: "f32" (default; "" reads as f32)
+	// or "bf16", rounded to nearest-even bfloat16 and widened to float32
+	// one matrix at a time for each product, forward and backward
+	// (Model.FreezeBase16). It halves those weights' memory; the
+	// adapters, the embedding, the head and the norms stay float32.
+	BaseDType string `yaml:"base_dtype"`
 }
+
+// LoRABaseDTypes are the values LoRAConfig.BaseDType takes ("" is f32).
+var LoRABaseDTypes = []string{"f32", "bf16"}
+
+// Base16 reports whether the adapters are asked for on a base frozen in
+// bfloat16 (Enabled and BaseDType bf16).
+func (c LoRAConfig) Base16() bool { return c.Enabled() && c.BaseDType == "bf16" }
 
 // DefaultLoRAConfig returns the documented defaults (off).
 func DefaultLoRAConfig() LoRAConfig {
@@ -61,7 +75,7 @@ func DefaultLoRAConfig() LoRAConfig {
 	for i, m := range loraModules {
 		t[i] = m.short
 	}
-	return LoRAConfig{Alpha: 32, Targets: t}
+	return LoRAConfig{Alpha: 32, Targets: t, BaseDType: "f32"}
 }
 
 // Enabled reports whether adapters are asked for (Rank > 0).
@@ -71,9 +85,12 @@ func (c LoRAConfig) Enabled() bool { return c.Rank > 0 }
 func (c LoRAConfig) Scale() float32 { return float32(c.Alpha / float64(c.Rank)) }
 
 // Validate names the first bad key of model.lora. A zero rank is valid
-// (adapters off) whatever the other keys hold.
+// (adapters off) whatever the other keys hold, base_dtype's value
+// excepted (the trainer refuses bf16 without adapters).
 func (c LoRAConfig) Validate() error {
 	switch {
+	case c.BaseDType != "" && !slices.Contains(LoRABaseDTypes, c.BaseDType):
+		return fmt.Errorf("policy: model.lora.base_dtype %q is unknown: use f32 or bf16 (bf16 holds the frozen base's layer weights in bfloat16)", c.BaseDType)
 	case c.Rank < 0:
 		return fmt.Errorf("policy: model.lora.rank = %d must be ≥ 0 (0 trains the full weights; 8 to 64 are usual)", c.Rank)
 	case c.Rank == 0:
@@ -239,10 +256,13 @@ func (m *Model) Base() *Model {
 
 // Merged returns a copy of m whose weights are W + s·B·A for every
 // adapter (an inference model: no gradient buffers, no adapters), or a
-// plain copy when none are attached. It returns the backend's error when
-// a product fails.
+// plain copy when none are attached. The copy is float32 throughout: a
+// base frozen in bfloat16 (FreezeBase16) is widened back exactly and the
+// adapters merged into that, so m's numbers are what the copy computes
+// up to the merge's rounding. It returns the backend's error when a
+// product fails.
 func (m *Model) Merged() (*Model, error) {
-	c, err := m.clone()
+	c, err := m.widened()
 	if err != nil {
 		return nil, err
 	}
@@ -257,7 +277,8 @@ func (m *Model) Merged() (*Model, error) {
 // W ← W + s·B·A, and detaches them; nothing without adapters. When a
 // product fails it returns the backend's error, and the weights merged so
 // far stay merged (the adapters stay attached). A base frozen in
-// bfloat16 is refused with ErrFrozen16.
+// bfloat16 is refused with ErrFrozen16: W cannot take the sum in place
+// (Merged widens a copy instead).
 func (m *Model) MergeAdapters() error {
 	l := m.lora
 	if l == nil {

@@ -35,6 +35,10 @@ func TestLoRAConfigValidate(t *testing.T) {
 		{func(c *LoRAConfig) { c.Targets = []string{"q", "qkv"} }, `model.lora.targets[1] = "qkv"`},
 		{func(c *LoRAConfig) { c.Targets = []string{"q_proj", "q"} }, "listed twice"},
 		{func(c *LoRAConfig) { c.Targets = []string{"down_proj", "gate"} }, ""},
+		{func(c *LoRAConfig) { c.BaseDType = "bf16" }, ""},
+		{func(c *LoRAConfig) { c.BaseDType = "" }, ""}, // f32
+		{func(c *LoRAConfig) { c.BaseDType = "fp16" }, `model.lora.base_dtype "fp16"`},
+		{func(c *LoRAConfig) { c.Rank, c.BaseDType = 0, "bf8" }, "model.lora.base_dtype"}, // its value is read even when off
 	} {
 		c := loraConfig(4)
 		tc.edit(&c)

@@ -216,9 +216,12 @@ func (m *Model) ZeroGrad() error {
 // backend, the device tensors of GradTensor on a device (Param.Grad is
 // then left alone). Backward calls it; an optimizer calls it before it
 // reads the gradients. The error is the backend's (out of memory). It
-// panics with ErrFrozen16 on a model frozen in bfloat16.
+// panics with ErrFrozen16 when a trainable parameter is frozen in
+// bfloat16 (a frozen model without adapters).
 func (m *Model) EnableGrads() error {
-	m.refuseFrozen16("policy: EnableGrads")
+	if m.trainsFrozen() {
+		m.refuseFrozen16("policy: EnableGrads")
+	}
 	for _, p := range m.TrainParams() {
 		if m.onDevice() {
 			if _, err := m.w.grad(p); err != nil {

@@ -30,11 +30,17 @@ type Tensor struct {
 }
 
 // NamedTensor is a tensor with the name it has in a safetensors file.
+// WriteSafetensors writes Data as F32, or, when BF16 is set (Data nil),
+// those bfloat16 bits as BF16.
 type NamedTensor struct {
 	Name  string
 	Shape []int
 	Data  []float32
+	BF16  []uint16
 }
+
+// values is the number of values t holds, in whichever type.
+func (t NamedTensor) values() int { return len(t.Data) + len(t.BF16) }
 
 const (
 	stMaxHeader = 100 << 20 // the limit of the reference implementation
@@ -225,10 +231,11 @@ func (f *stFile) readAll() (map[string]Tensor, error) {
 	return out, nil
 }
 
-// WriteSafetensors atomically writes the tensors as F32, in the given order,
-// with metadata {"format": "pt"} (which HuggingFace transformers expects).
-// Names must be distinct and non-empty, and each Data must have the element
-// count of its Shape.
+// WriteSafetensors atomically writes the tensors as F32 (BF16 where a
+// tensor gives its BF16 bits), in the given order, with metadata
+// {"format": "pt"} (which HuggingFace transformers expects). Names must be
+// distinct and non-empty, and each tensor must have the element count of
+// its Shape, in Data or in BF16 but not both.
 func WriteSafetensors(path string, tensors []NamedTensor) error {
 	head, err := stHeader(tensors)
 	if err != nil {
@@ -245,20 +252,38 @@ func WriteSafetensors(path string, tensors []NamedTensor) error {
 		}
 		buf := make([]byte, 0, stChunk)
 		for _, t := range tensors {
-			for i := 0; i < len(t.Data); i += stChunk / 4 {
-				buf = buf[:0]
-				for _, v := range t.Data[i:min(i+stChunk/4, len(t.Data))] {
-					buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(v))
-				}
-				if _, err := w.Write(buf); err != nil {
-					return err
-				}
+			if err := writeValues(w, buf, t); err != nil {
+				return err
 			}
 		}
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("policy: write safetensors: %w", err)
+	}
+	return nil
+}
+
+// writeValues writes t's values little-endian through buf (stChunk
+// bytes at a time): Data as F32, or BF16.
+func writeValues(w io.Writer, buf []byte, t NamedTensor) error {
+	for i := 0; i < len(t.Data); i += stChunk / 4 {
+		buf = buf[:0]
+		for _, v := range t.Data[i:min(i+stChunk/4, len(t.Data))] {
+			buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(v))
+		}
+		if _, err := w.Write(buf); err != nil {
+			return err
+		}
+	}
+	for i := 0; i < len(t.BF16); i += stChunk / 2 {
+		buf = buf[:0]
+		for _, h := range t.BF16[i:min(i+stChunk/2, len(t.BF16))] {
+			buf = binary.LittleEndian.AppendUint16(buf, h)
+		}
+		if _, err := w.Write(buf); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -278,15 +303,20 @@ func stHeader(tensors []NamedTensor) ([]byte, error) {
 			return nil, fmt.Errorf("tensor name %q is reserved or empty", t.Name)
 		case head[t.Name] != nil:
 			return nil, fmt.Errorf("tensor %q given twice", t.Name)
-		case slices.ContainsFunc(t.Shape, func(d int) bool { return d < 0 }) || numel != len(t.Data):
-			return nil, fmt.Errorf("tensor %q has shape %v but %d values", t.Name, t.Shape, len(t.Data))
+		case t.Data != nil && t.BF16 != nil:
+			return nil, fmt.Errorf("tensor %q has both float32 and bfloat16 values", t.Name)
+		case slices.ContainsFunc(t.Shape, func(d int) bool { return d < 0 }) || numel != t.values():
+			return nil, fmt.Errorf("tensor %q has shape %v but %d values", t.Name, t.Shape, t.values())
 		}
 		shape := t.Shape
 		if shape == nil {
 			shape = []int{}
 		}
-		end := off + 4*int64(len(t.Data))
-		head[t.Name] = stEntry{DType: "F32", Shape: shape, Offsets: [2]int64{off, end}}
+		dtype, end := "F32", off+4*int64(len(t.Data))
+		if t.BF16 != nil {
+			dtype, end = "BF16", off+2*int64(len(t.BF16))
+		}
+		head[t.Name] = stEntry{DType: dtype, Shape: shape, Offsets: [2]int64{off, end}}
 		off = end
 	}
 	b, err := json.Marshal(head)
@@ -309,43 +339,6 @@ type hfModelConfig struct {
 	RopeScaling      json.RawMessage `json:"rope_scaling,omitempty"`
 	UseSlidingWindow bool            `json:"use_sliding_window,omitempty"`
 	Config
-}
-
-// SaveModel writes dir/model.safetensors (F32, HuggingFace names; a tied head
-// is stored once, as model.embed_tokens.weight) and dir/config.json, each
-// atomically, creating dir if needed. A model frozen in bfloat16 is
-// refused (ErrFrozen16): its float32 weights are gone.
-func SaveModel(dir string, m *Model) error {
-	if err := m.Config.Validate(); err != nil {
-		return fmt.Errorf("policy: save model: %w", err)
-	}
-	if m.Frozen16() {
-		return fmt.Errorf("policy: save model: %w", ErrFrozen16)
-	}
-	if err := m.HostWeights(); err != nil {
-		return fmt.Errorf("policy: save model: %w", err)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("policy: save model: %w", err)
-	}
-	tensors := make([]NamedTensor, len(m.Params))
-	for i, p := range m.Params {
-		tensors[i] = NamedTensor{Name: p.Name, Shape: p.Shape, Data: p.Data}
-	}
-	if err := WriteSafetensors(filepath.Join(dir, "model.safetensors"), tensors); err != nil {
-		return fmt.Errorf("policy: save model: %w", err)
-	}
-	cfg, err := marshalJSON(hfModelConfig{
-		Architectures: []string{"Qwen2ForCausalLM"}, ModelType: "qwen2",
-		HiddenAct: "silu", TorchDtype: "float32", Config: m.Config,
-	})
-	if err == nil {
-		err = atomicfile.WriteFile(filepath.Join(dir, "config.json"), cfg, 0o644)
-	}
-	if err != nil {
-		return fmt.Errorf("policy: save model: %w", err)
-	}
-	return nil
 }
 
 // LoadModel reads a model folder: config.json (extra keys of HuggingFace

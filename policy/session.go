@@ -31,8 +31,7 @@ type Session struct {
 	cosH     []float32          // [limit, D/2] on the host
 	sinH     []float32          // [limit, D/2] on the host
 	cos, sin backend.Tensor     // the tables as the backend holds them, from the first forward call on
-	wide     widener            // float32 weights of bfloat16-frozen params widened on the host, one matrix at a time
-	wideT    backend.Tensor     // the frozen weights of the product under way: wide's mirrored, or on a backend.Widener the scratch they are widened into
+	fz       frozenReader       // the float32 weights of bfloat16-frozen params, one matrix at a time
 }
 
 // NewSession starts n empty sequences, each with room for maxLen tokens.
@@ -95,57 +94,19 @@ func (s *Session) Close() {
 	}
 	s.m.be.Free(s.cos)
 	s.m.be.Free(s.sin)
-	s.m.be.Free(s.wideT)
-	s.cos, s.sin, s.wideT = backend.Tensor{}, backend.Tensor{}, backend.Tensor{}
+	s.fz.free(s.m.be)
+	s.cos, s.sin = backend.Tensor{}, backend.Tensor{}
 }
 
 // weight returns p's backend tensor for the next product: the model's
 // (Model.SyncWeights), or for a weight frozen in bfloat16 its float32
-// values in the session's scratch, valid until the next call. A device
-// backend that widens (backend.Widener) widens them there from the
-// bfloat16 copy the model mirrored once (deviceWeight); elsewhere they
-// are widened on the host and mirrored (a host backend then copies
-// nothing; a device backend without Widener uploads them every call).
+// values in the session's scratch (frozenReader), valid until the next
+// call.
 func (s *Session) weight(p *Param) (backend.Tensor, error) {
 	if p == nil || !p.Frozen16() {
 		return s.m.weight(p)
 	}
-	if wd, ok := s.m.deviceWidener(); ok {
-		return s.deviceWeight(wd, p)
-	}
-	s.m.be.Free(s.wideT)
-	t, err := s.m.be.Mirror(s.wide.weights(p))
-	if err != nil {
-		s.wideT = backend.Tensor{}
-		return backend.Tensor{}, err
-	}
-	s.wideT = t
-	return t, nil
-}
-
-// deviceWeight widens the frozen p on the device wd into the session's
-// scratch, which it allocates once at the size of the model's largest
-// frozen matrix (Close frees it); the bfloat16 source is the model's
-// (weightSet.half), so nothing is uploaded after the first call.
-func (s *Session) deviceWeight(wd backend.Widener, p *Param) (backend.Tensor, error) {
-	src, err := s.m.w.half(wd, p)
-	if err != nil {
-		return backend.Tensor{}, err
-	}
-	if s.wideT.Len() < p.Len() {
-		s.m.be.Free(s.wideT)
-		s.wideT = backend.Tensor{}
-		t, err := s.m.be.Alloc(s.m.largestFrozen())
-		if err != nil {
-			return backend.Tensor{}, fmt.Errorf("policy: scratch for the bfloat16 weights: %w", err)
-		}
-		s.wideT = t
-	}
-	dst := s.wideT.Slice(0, p.Len())
-	if err := wd.WidenBF16(dst, src); err != nil {
-		return backend.Tensor{}, fmt.Errorf("policy: widen the bfloat16 weights of %s: %w", p.Name, err)
-	}
-	return dst, nil
+	return s.fz.weight(s.m, p)
 }
 
 // tables mirrors the rotary tables into the backend on first use.

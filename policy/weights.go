@@ -28,6 +28,10 @@ type weightSet struct {
 	g     map[*Param]backend.Tensor // device gradients (resident.go)
 	tab   backend.Tensor            // the embedding gradient's scatter table on a device, [V, C]
 	ahead bool                      // an optimizer updated t on the device: Param.Data is stale
+	// train widens the frozen weights (Freeze16) for the training graphs
+	// of the models sharing the set, which run one at a time (Backward
+	// is not concurrent, and a frozen model trains only its adapters).
+	train frozenReader
 }
 
 // mirrored is a parameter's tensor and the slice it mirrors, so that a
@@ -137,6 +141,7 @@ func (w *weightSet) free() {
 	}
 	w.be.Free(w.tab)
 	w.tab = backend.Tensor{}
+	w.train.free(w.be)
 }
 
 // weight returns p's backend tensor (see weightSet).

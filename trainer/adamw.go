@@ -93,9 +93,10 @@ type adamTensors struct {
 // update runs on be (pass the model's Backend, so the update runs where the
 // weights live). A param without gradient buffers (an inference model's)
 // gets zeroed ones. It panics when cfg is invalid, two params share a name,
-// a param is frozen in bfloat16 (policy.ErrFrozen16: a reference, not a
-// policy), or a param's Grad and Data differ in length: the caller wired
-// the model wrong.
+// a param is frozen in bfloat16 (policy.ErrFrozen16: a reference, or the
+// base under adapters, whose TrainParams are the adapters alone), or a
+// param's Grad and Data differ in length: the caller wired the model
+// wrong.
 func NewAdamW(be backend.Backend, params []*policy.Param, cfg AdamWConfig) *AdamW {
 	return newAdamW(be, nil, params, cfg)
 }

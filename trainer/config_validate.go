@@ -26,6 +26,9 @@ func (c *Config) Validate() error {
 	if c.TokenizerMerges < 0 {
 		return fmt.Errorf("config: tokenizer_merges must be >= 0 (0 keeps one token per byte), got %d", c.TokenizerMerges)
 	}
+	if err := c.Model.validateBaseDType(); err != nil {
+		return err
+	}
 	if err := c.Model.LoRA.Validate(); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}

@@ -18,7 +18,9 @@ type ModelConfig struct {
 	// fresh adapters (A from the run's seed, B = 0) and steps only those,
 	// and the KL reference is the frozen base itself. GRPO checkpoints
 	// hold the base weights and the adapters in PEFT's layout; artist
-	// export -merge writes the merged weights.
+	// export -merge writes the merged weights. model.lora.base_dtype bf16
+	// holds the frozen base's layer weights in bfloat16 for GRPO
+	// (freezeBase): half their memory, and the reference is that base.
 	LoRA policy.LoRAConfig `yaml:"lora"`
 	// Recompute makes every backward pass (warm start and GRPO) recompute
 	// each decoder block's values instead of keeping them from the
@@ -92,12 +94,15 @@ func (r *Run) seedDropout(step int) {
 }
 
 // prepareLoRA sets the policy's adapters up for GRPO: with model.lora on,
-// attachLoRA; with it off, adapters the policy was loaded with (an init
-// folder that is a LoRA checkpoint) are merged into its weights, which
-// then train in full.
+// attachLoRA then freezeBase; with it off, adapters the policy was loaded
+// with (an init folder that is a LoRA checkpoint) are merged into its
+// weights, which then train in full.
 func (r *Run) prepareLoRA() error {
 	if r.Cfg.Model.LoRA.Enabled() {
-		return r.attachLoRA()
+		if err := r.attachLoRA(); err != nil {
+			return err
+		}
+		return r.freezeBase()
 	}
 	if r.Model.LoRA() != nil {
 		fmt.Fprintf(r.out, "trainer: merging the init's LoRA adapters into its weights (model.lora.rank is 0: the full weights train)\n")
@@ -114,4 +119,35 @@ func (r *Run) reference() (*policy.Model, error) {
 		return r.Model.Base(), nil
 	}
 	return r.referenceModel()
+}
+
+// freezeBase holds the base's decoder-layer linear weights in bfloat16
+// under the adapters when model.lora.base_dtype is bf16
+// (policy.Model.FreezeBase16: forward and backward read them widened to
+// float32; the adapters, embedding, head and norms stay float32), and
+// says what they take. The base of a resumed run was saved in bfloat16
+// (policy.SaveModel), so it freezes to the same bits. Nothing with f32.
+func (r *Run) freezeBase() error {
+	if !r.Cfg.Model.LoRA.Base16() || r.Model.Frozen16() {
+		return nil
+	}
+	before := r.Model.WeightBytes()
+	if err := r.Model.FreezeBase16(); err != nil {
+		return fmt.Errorf("trainer: model.lora.base_dtype bf16: %w", err)
+	}
+	fmt.Fprintf(r.out, "trainer: LoRA base: layer weights in bf16, %.1f MiB of weights (%.1f MiB in f32)\n",
+		float64(r.Model.WeightBytes())/(1<<20), float64(before)/(1<<20))
+	return nil
+}
+
+// validateBaseDType checks model.lora.base_dtype: f32 or bf16, and bf16
+// only where adapters train over the base (model.lora.rank > 0).
+func (c ModelConfig) validateBaseDType() error {
+	switch d := c.LoRA.BaseDType; {
+	case !slices.Contains(policy.LoRABaseDTypes, d):
+		return fmt.Errorf("config: model.lora.base_dtype %q is unknown: use f32 or bf16 (bf16 holds the frozen base's layer weights in bfloat16 under LoRA)", d)
+	case d == "bf16" && !c.LoRA.Enabled():
+		return fmt.Errorf("config: model.lora.base_dtype bf16 freezes the base under LoRA adapters, but model.lora.rank is 0 (the full weights train, in float32): set model.lora.rank (e.g. 16) to train adapters over a bf16 base, or model.lora.base_dtype: f32 (for a bf16 KL reference of a full-weights run, model.reference_dtype: bf16)")
+	}
+	return nil
 }

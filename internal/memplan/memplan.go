@@ -7,8 +7,9 @@
 // reference model when the KL weight is positive (in float32, or with its
 // decoder-layer linear weights in bfloat16 and one matrix's float32
 // scratch; with LoRA: the frozen
-// weights, the adapters with their gradients and moments, and no
-// reference copy, the base being the reference), the activations of the
+// weights, in float32 or with model.lora.base_dtype bf16 their layer
+// weights in bfloat16, the adapters with their gradients and moments,
+// and no reference copy, the base being the reference), the activations of the
 // largest training graph, the KV cache of the rollout batch and a fixed
 // runtime term. The activation figures are fitted to the training
 // graph's planned buffers (policy's memory plan) at small shapes; the
@@ -43,7 +44,9 @@ type Run struct {
 	DecodeSeqs, DecodeLen int
 	// LoRA, when enabled, trains adapters on frozen weights: Train then
 	// holds gradients and moments for the adapters only, and Reference
-	// costs nothing (the base is the reference).
+	// costs nothing (the base is the reference). With base_dtype bf16
+	// the frozen base holds its layer linear weights in bfloat16
+	// (Base16Bytes).
 	LoRA policy.LoRAConfig
 	// Recompute keeps one hidden state per token and layer in the
 	// training graph, plus one layer's buffers (model.recompute).
@@ -130,6 +133,16 @@ func ReferenceBytes(c policy.Config, bf16 bool) int64 {
 	}
 	C, F := int64(c.HiddenSize), int64(c.IntermediateSize)
 	return w - 2*LayerLinearParams(c) + 4*C*max(F, C)
+}
+
+// Base16Bytes is the memory of a frozen base under LoRA with
+// model.lora.base_dtype bf16 (policy.Model.FreezeBase16): ReferenceBytes'
+// bfloat16 weights and scratch, and a second float32 scratch of the
+// largest layer matrix, as the training graphs and a decoding session
+// each widen into one of their own.
+func Base16Bytes(c policy.Config) int64 {
+	C, F := int64(c.HiddenSize), int64(c.IntermediateSize)
+	return ReferenceBytes(c, true) + 4*C*max(F, C)
 }
 
 func headDim(c policy.Config) int64 {
@@ -227,7 +240,11 @@ func Estimate(c policy.Config, r Run) Plan {
 	}
 	if r.LoRA.Enabled() {
 		a := 4 * AdapterParams(c, r.LoRA)
-		add("weights (f32, frozen)", w)
+		if r.LoRA.Base16() {
+			add("weights (bf16 layers, frozen)", Base16Bytes(c))
+		} else {
+			add("weights (f32, frozen)", w)
+		}
 		add(fmt.Sprintf("LoRA adapters (rank %d)", r.LoRA.Rank), a)
 		if r.Train {
 			add("adapter gradients", a)

@@ -63,6 +63,12 @@ func TestTerms(t *testing.T) {
 		// 2 layers of 2*64*64 + 2*64*32 + 3*64*176 linear weights at 2
 		// bytes, the rest at 4, and one 64 x 176 scratch.
 		{"bf16 reference", Run{Train: true, Reference: true, Reference16: true}, map[string]int64{"reference": w - 2*2*(8192+4096+33792) + 4*64*176}},
+		// LoRA over a bf16 base: the bf16 reference's bytes and a second
+		// 64 x 176 scratch; the adapters alone train.
+		{"lora bf16 base", Run{Train: true, Reference: true, LoRA: policy.LoRAConfig{Rank: 2, Alpha: 4, Targets: []string{"q"}, BaseDType: "bf16"}},
+			map[string]int64{"weights (bf16": w - 2*2*(8192+4096+33792) + 2*4*64*176, "LoRA adapters": 4 * 2 * 2 * 128}},
+		{"lora f32 base", Run{Train: true, LoRA: policy.LoRAConfig{Rank: 2, Alpha: 4, Targets: []string{"q"}, BaseDType: "f32"}},
+			map[string]int64{"weights (f32, frozen)": w}},
 		{"kv cache", Run{DecodeSeqs: 8, DecodeLen: 100}, map[string]int64{"KV cache": 8 * 100 * 2 * 2 * 2 * 16 * 4}},
 		// 8 x 64 tokens keep their probabilities: per token 2 layers of
 		// 10.75*64 + 5.875*176 + 0.75*4*64, and 2.25*399 + 13*64 outside.
