@@ -55,6 +55,7 @@ type Batcher struct {
 	freed   []int       // indices of rows that left, to reset before reuse
 	joining []*BatchRow // rows without an index yet
 	active  int         // rows joined and not left
+	away    int         // joined rows that paused (Pause) and have not stepped since
 	ready   int         // rows whose feed waits for the next step
 	running bool        // loop runs
 	linger  time.Duration
@@ -83,6 +84,7 @@ type BatchRow struct {
 	back   time.Time // when the row's last step returned; zero before its first
 	feed   []int
 	ready  bool
+	away   bool // paused: the steps do not wait for it until its next Step
 	left   bool
 	done   chan stepResult // buffered 1
 }
@@ -122,6 +124,10 @@ func (r *BatchRow) Close() {
 	}
 	r.left = true
 	b.active--
+	if r.away {
+		r.away = false
+		b.away--
+	}
 	if r.ready {
 		r.ready = false
 		b.ready--
@@ -137,6 +143,22 @@ func (r *BatchRow) Close() {
 			}
 		}
 	}
+	b.wake()
+}
+
+// Pause says the row will not step again soon (its trajectory runs a
+// tool call or waits for a user): until its next Step the batch's steps
+// neither wait for it nor count the pause in the rows' turn. A row that
+// left, or is waiting in a Step, is not paused.
+func (r *BatchRow) Pause() {
+	b := r.b
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if r.left || r.away || r.ready {
+		return
+	}
+	r.away = true
+	b.away++
 	b.wake()
 }
 
@@ -173,7 +195,10 @@ func (r *BatchRow) Step(feed [][]int) ([][]float32, error) {
 		return nil, fmt.Errorf("rollout: Step on a row that left the batch")
 	}
 	r.feed, r.ready = f, true
-	if !r.back.IsZero() {
+	if r.away { // back from a pause: its absence says nothing of a row's turn
+		r.away = false
+		b.away--
+	} else if !r.back.IsZero() {
 		b.turn = max(time.Since(r.back), b.turn-b.turn/8)
 	}
 	b.ready++
@@ -227,8 +252,8 @@ func (b *Batcher) loop() {
 	}
 }
 
-// collect waits until every joined row is ready, or some are and the
-// linger has passed since the first, then gives indices to joining rows,
+// collect waits until every joined row that is not paused is ready, or
+// some are and the linger has passed since the first, then gives indices to joining rows,
 // resets those of rows that left, and takes the ready rows' feeds. It
 // returns nil rows, and ends the loop, when no row is joined.
 func (b *Batcher) collect() ([][]int, []*BatchRow) {
@@ -247,7 +272,7 @@ func (b *Batcher) collect() ([][]int, []*BatchRow) {
 			return nil, nil
 		}
 		now := time.Now()
-		if b.ready > 0 && (b.ready == b.active || !deadline.IsZero() && !now.Before(deadline)) {
+		if b.ready > 0 && (b.ready == b.active-b.away || !deadline.IsZero() && !now.Before(deadline)) {
 			feed, rows := b.take()
 			b.mu.Unlock()
 			return feed, rows

@@ -95,8 +95,15 @@ func (r *localRow) Complete(ctx context.Context, req SegmentRequest) (Completion
 		return comp, err
 	}
 	r.held = append(slices.Clone(req.Prompt), comp.Tokens[:len(comp.Tokens)-1]...)
+	if p, ok := r.sess.(pauser); ok {
+		p.Pause() // the trajectory's tool call or user turn comes next: the batch goes on without it
+	}
 	return comp, nil
 }
+
+// pauser is a session that can say it will not step for a while
+// (*BatchRow).
+type pauser interface{ Pause() }
 
 func (r *localRow) close() {
 	if r.sess != nil {
