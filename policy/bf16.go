@@ -89,6 +89,10 @@ func widenRange(dst []float32, src []uint16) {
 // nil).
 func (p *Param) Frozen16() bool { return p.half != nil }
 
+// BF16 returns the bfloat16 bits of a frozen p (Frozen16), nil
+// otherwise; the caller must not change them.
+func (p *Param) BF16() []uint16 { return p.half }
+
 // Len is the number of weights of p, however they are stored.
 func (p *Param) Len() int {
 	if p.half != nil {

@@ -365,7 +365,8 @@ func (d *dist) logProbs(model *policy.Model, trajs []*rollout.Trajectory, seqs [
 	return out, nil
 }
 
-// weightsHash is the SHA-256 of the model's weights, bit for bit.
+// weightsHash is the SHA-256 of the model's weights, bit for bit: float32
+// values, and the bfloat16 bits of weights frozen in bfloat16.
 func weightsHash(m *policy.Model) [32]byte {
 	h := sha256.New()
 	var b [4]byte
@@ -378,6 +379,10 @@ func weightsHash(m *policy.Model) [32]byte {
 			u := math.Float32bits(v)
 			b[0], b[1], b[2], b[3] = byte(u), byte(u>>8), byte(u>>16), byte(u>>24)
 			h.Write(b[:])
+		}
+		for _, u := range p.BF16() { // a base frozen in bfloat16 (model.lora.base_dtype)
+			b[0], b[1] = byte(u), byte(u>>8)
+			h.Write(b[:2])
 		}
 	}
 	var sum [32]byte
