@@ -114,21 +114,10 @@ func sessionLogits(t *testing.T, m *Model, seqs [][]int) [][]float32 {
 	return out
 }
 
+// bitsEqual reports whether a and b hold the same float32 bits, row by
+// row.
 func bitsEqual(a, b [][]float32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if len(a[i]) != len(b[i]) {
-			return false
-		}
-		for j := range a[i] {
-			if math.Float32bits(a[i][j]) != math.Float32bits(b[i][j]) {
-				return false
-			}
-		}
-	}
-	return true
+	return slices.EqualFunc(a, b, sameBits)
 }
 
 // randomB gives every adapter a random B, so A has gradients and the
