@@ -220,8 +220,17 @@ func (m *Model) Clone16() *Model {
 }
 
 // LoadModel16 is LoadModel with the model frozen in bfloat16 as Freeze16
-// leaves it, each frozen tensor read through one float32 scratch (the
-// largest layer matrix) rather than a float32 copy of the weights.
+// leaves it, built without a float32 copy of the frozen weights: a BF16
+// tensor's bits go into their bfloat16 storage unchanged (a base that
+// SaveModel wrote frozen comes back bit for bit, NaN payloads included),
+// and an F32 or F16 tensor is read through one float32 scratch (the
+// largest such layer matrix) and rounded to nearest-even, as Freeze16
+// rounds it. For every weight but a signalling NaN (which LoadModel then
+// Freeze16 quiets) the result is LoadModel then Freeze16's, bit for bit;
+// with adapters attached after it (LoadAdapter, AttachLoRA) it is the
+// model LoadModel, the adapters and FreezeBase16 give, so a LoRA run over
+// a bfloat16 base resumes from it without ever holding its base in
+// float32.
 func LoadModel16(dir string) (*Model, error) { return loadModel(dir, newShell16) }
 
 // Frozen16 reports whether any of the model's weights are held in

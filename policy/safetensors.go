@@ -67,6 +67,7 @@ type stFile struct {
 	r       io.ReaderAt
 	base    int64 // where the data section starts
 	entries map[string]stEntry
+	buf     []byte // the chunk the reads go through (chunk), reused: one reader at a time
 }
 
 // parseSafetensors reads and checks the header of a file of the given size:
@@ -136,7 +137,7 @@ func (f *stFile) read(name string, e stEntry, dst []float32) error {
 		return fmt.Errorf("%s: tensor %q has dtype %s: want F32, F16 or BF16", f.path, name, e.DType)
 	}
 	total := e.Offsets[1] - e.Offsets[0]
-	buf := make([]byte, min(stChunk, total))
+	buf := f.chunk(total)
 	for off := int64(0); off < total; {
 		b := buf[:min(int64(len(buf)), total-off)]
 		if _, err := f.r.ReadAt(b, f.base+e.Offsets[0]+off); err != nil {
@@ -350,7 +351,8 @@ type hfModelConfig struct {
 func LoadModel(dir string) (*Model, error) { return loadModel(dir, newShell) }
 
 // loadModel is LoadModel into the parameters shell allocates; a frozen
-// one is read through a float32 scratch and rounded (LoadModel16).
+// one (LoadModel16) takes a BF16 tensor's bits as they are and rounds an
+// F32 or F16 one through a float32 scratch (readParam).
 func loadModel(dir string, shell func(Config, backend.Backend) *Model) (*Model, error) {
 	cfg, err := readModelConfig(filepath.Join(dir, "config.json"))
 	if err != nil {
@@ -370,7 +372,7 @@ func loadModel(dir string, shell func(Config, backend.Backend) *Model) (*Model, 
 	if err != nil {
 		return nil, fmt.Errorf("policy: load model: %w", err)
 	}
-	var scratch []float32 // a frozen parameter's values, read then rounded
+	var scratch []float32 // a frozen parameter's F32 or F16 values, read then rounded
 	for _, p := range m.Params {
 		f, ok := where[p.Name]
 		if !ok {
@@ -380,16 +382,8 @@ func loadModel(dir string, shell func(Config, backend.Backend) *Model) (*Model, 
 		if !slices.Equal(e.Shape, p.Shape) {
 			return nil, fmt.Errorf("policy: load model: %s: tensor %q has shape %v, want %v", f.path, p.Name, e.Shape, p.Shape)
 		}
-		dst := p.Data
-		if p.half != nil {
-			scratch = slices.Grow(scratch[:0], len(p.half))[:len(p.half)]
-			dst = scratch
-		}
-		if err := f.read(p.Name, e, dst); err != nil {
+		if err := f.readParam(p, e, &scratch); err != nil {
 			return nil, fmt.Errorf("policy: load model: %w", err)
-		}
-		if p.half != nil {
-			roundAll(p.half, dst)
 		}
 	}
 	return m, nil

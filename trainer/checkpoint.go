@@ -100,7 +100,9 @@ func (r *Run) referenceModel() (*policy.Model, error) {
 
 // OpenCheckpoint prepares a run around a checkpoint folder: its
 // train_config.yaml (with the sets applied), tokenizer and weights, loaded
-// and verified as checkpoint.Open does. A folder without
+// and verified as checkpoint.Open does (the weights as the folder holds
+// them, float32, even where the config's model.lora.base_dtype is bf16:
+// the run evaluates or samples, it does not train). A folder without
 // train_config.yaml (e.g. a plain HuggingFace checkpoint) uses
 // DefaultConfig. It is what `artist eval` and `artist sample` use.
 func OpenCheckpoint(ctx context.Context, dir string, sets []string, out io.Writer) (*Run, error) {
@@ -124,5 +126,5 @@ func OpenCheckpoint(ctx context.Context, dir string, sets []string, out io.Write
 	}
 	cfg.Tokenizer = tokPath
 	cfg.Init = dir
-	return Setup(ctx, cfg, out)
+	return setup(ctx, cfg, out, false)
 }

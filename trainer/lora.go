@@ -20,7 +20,9 @@ type ModelConfig struct {
 	// hold the base weights and the adapters in PEFT's layout; artist
 	// export -merge writes the merged weights. model.lora.base_dtype bf16
 	// holds the frozen base's layer weights in bfloat16 for GRPO
-	// (freezeBase): half their memory, and the reference is that base.
+	// (freezeBase): half their memory, and the reference is that base. A
+	// resumed run (openResume) and a run from an init without a warm
+	// start (initLoader) read that base straight into bfloat16.
 	LoRA policy.LoRAConfig `yaml:"lora"`
 	// Recompute makes every backward pass (warm start and GRPO) recompute
 	// each decoder block's values instead of keeping them from the
@@ -125,19 +127,48 @@ func (r *Run) reference() (*policy.Model, error) {
 // under the adapters when model.lora.base_dtype is bf16
 // (policy.Model.FreezeBase16: forward and backward read them widened to
 // float32; the adapters, embedding, head and norms stay float32), and
-// says what they take. The base of a resumed run was saved in bfloat16
-// (policy.SaveModel), so it freezes to the same bits. Nothing with f32.
+// says what they take. A base that was loaded frozen (initLoader,
+// resumesBase16: policy.LoadModel16, the bits FreezeBase16 would give)
+// stays as it is. Nothing with f32.
 func (r *Run) freezeBase() error {
-	if !r.Cfg.Model.LoRA.Base16() || r.Model.Frozen16() {
+	if !r.Cfg.Model.LoRA.Base16() {
 		return nil
 	}
-	before := r.Model.WeightBytes()
-	if err := r.Model.FreezeBase16(); err != nil {
-		return fmt.Errorf("trainer: model.lora.base_dtype bf16: %w", err)
+	if !r.Model.Frozen16() {
+		if err := r.Model.FreezeBase16(); err != nil {
+			return fmt.Errorf("trainer: model.lora.base_dtype bf16: %w", err)
+		}
 	}
+	frozen := int64(0)
+	for _, p := range r.Model.Params {
+		if p.Frozen16() {
+			frozen += int64(p.Len())
+		}
+	}
+	after := r.Model.WeightBytes()
 	fmt.Fprintf(r.out, "trainer: LoRA base: layer weights in bf16, %.1f MiB of weights (%.1f MiB in f32)\n",
-		float64(r.Model.WeightBytes())/(1<<20), float64(before)/(1<<20))
+		float64(after)/(1<<20), float64(after+2*frozen)/(1<<20))
 	return nil
+}
+
+// initLoader is how setupModel reads the init folder. A run that trains
+// (Run.trains) with model.lora.base_dtype bf16, no warm start
+// (warmstart.steps 0: no step trains the full weights) and an init
+// without adapters (the warm start would merge them into float32
+// weights) reads it with policy.LoadModel16: the layer weights go from
+// the file into bfloat16 without a float32 copy, BF16 tensors bit for
+// bit and F32 or F16 ones rounded to nearest-even as FreezeBase16 rounds
+// them, and GRPO starts from the base the float32 load and freezeBase
+// would give, bit for bit. The evaluation before GRPO ("initial eval")
+// then scores that base: the same numbers as the float32 load's for an
+// init whose layer weights are BF16 (a HuggingFace bf16 checkpoint), the
+// rounded base's for an F32 one. Any other run uses policy.LoadModel.
+func (r *Run) initLoader() func(string) (*policy.Model, error) {
+	c := r.Cfg
+	if !r.trains || !c.Model.LoRA.Base16() || c.WarmStart.Steps > 0 || policy.HasAdapter(c.Init) {
+		return policy.LoadModel
+	}
+	return policy.LoadModel16
 }
 
 // validateBaseDType checks model.lora.base_dtype: f32 or bf16, and bf16

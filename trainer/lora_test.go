@@ -20,48 +20,74 @@ func loraRunConfig(t *testing.T, dir string) Config {
 
 // TestLoRARun: GRPO with model.lora steps only the adapters, checkpoints
 // them in PEFT's layout beside the untouched base, and a run resumed from
-// them ends where the uninterrupted one does.
+// them ends where the uninterrupted one does: the same base and adapters
+// bit for bit (weightsHash too) and the same rewards. Over a float32 base
+// and over one frozen in bfloat16 (model.lora.base_dtype bf16), whose
+// resume loads the base straight into bfloat16 (checkResumeLoad).
 func TestLoRARun(t *testing.T) {
-	whole := t.TempDir()
-	if _, err := Train(context.Background(), loraRunConfig(t, whole), nil); err != nil {
-		t.Fatal(err)
+	for _, dtype := range []string{"f32", "bf16"} {
+		t.Run(dtype, func(t *testing.T) {
+			cfg := func(dir string) Config {
+				c := loraRunConfig(t, dir)
+				c.Model.LoRA.BaseDType = dtype
+				return c
+			}
+			whole := t.TempDir()
+			if _, err := Train(context.Background(), cfg(whole), nil); err != nil {
+				t.Fatal(err)
+			}
+			split := t.TempDir()
+			first := cfg(split)
+			first.GRPO.Steps = 2
+			if _, err := Train(context.Background(), first, nil); err != nil {
+				t.Fatal(err)
+			}
+			checkResumeLoad(t, cfg(split), 2)
+			if _, err := Train(context.Background(), cfg(split), nil); err != nil {
+				t.Fatal(err)
+			}
+			checkLoRARun(t, whole, split, dtype == "bf16")
+		})
 	}
-	split := t.TempDir()
-	first := loraRunConfig(t, split)
-	first.GRPO.Steps = 2
-	if _, err := Train(context.Background(), first, nil); err != nil {
-		t.Fatal(err)
+}
+
+// checkLoRARun compares the uninterrupted run whole with the resumed run
+// split (4 GRPO steps each): the base of step 4 is the warm start's
+// (rounded to bfloat16 when base16), the adapters and every weight are
+// the same bit for bit, some adapter B moved, the optimizer holds the
+// adapters' moments alone, and the metrics record the same rewards.
+func checkLoRARun(t *testing.T, whole, split string, base16 bool) {
+	t.Helper()
+	load := policy.LoadModel
+	if base16 {
+		load = policy.LoadModel16
 	}
-	if _, err := Train(context.Background(), loraRunConfig(t, split), nil); err != nil {
-		t.Fatal(err)
-	}
-	ck := func(dir, name string) string { return filepath.Join(dir, "checkpoints", name) }
-	warm, err := policy.LoadModel(ck(whole, "step-000000"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := checkpoint.Open(ck(whole, "step-000004"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := checkpoint.Open(ck(split, "step-000004"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, p := range warm.Params {
-		if !slices.Equal(p.Data, a.Model.Params[i].Data) {
-			t.Fatalf("base weight %s moved in a LoRA run", p.Name)
+	ck := func(dir, name string) *policy.Model {
+		m, _, err := checkpoint.LoadModel(filepath.Join(dir, "checkpoints", name), nil, load)
+		if err != nil {
+			t.Fatal(err)
 		}
+		return m
 	}
-	la, lb := a.Model.LoRA(), b.Model.LoRA()
+	warm, a, b := ck(whole, "step-000000"), ck(whole, "step-000004"), ck(split, "step-000004")
+	if name := differingWeight(warm.Params, a.Params); name != "" {
+		t.Fatalf("base weight %s moved in a LoRA run", name)
+	}
+	if a.Frozen16() != base16 {
+		t.Errorf("step 4's base frozen in bfloat16: %t, want %t", a.Frozen16(), base16)
+	}
+	la, lb := a.LoRA(), b.LoRA()
 	if la == nil || lb == nil {
 		t.Fatal("the GRPO checkpoints hold no adapters")
 	}
+	if name := differingWeight(append(slices.Clone(a.Params), la.Params()...), append(slices.Clone(b.Params), lb.Params()...)); name != "" {
+		t.Fatalf("%s: resumed differs from uninterrupted", name)
+	}
+	if weightsHash(a) != weightsHash(b) {
+		t.Error("weightsHash: resumed differs from uninterrupted")
+	}
 	moved := 0
-	for i, p := range la.Params() {
-		if !slices.Equal(p.Data, lb.Params()[i].Data) {
-			t.Fatalf("%s: resumed differs from uninterrupted", p.Name)
-		}
+	for _, p := range la.Params() {
 		if strings.Contains(p.Name, "lora_B") && slices.Max(p.Data) != 0 {
 			moved++
 		}
@@ -69,12 +95,29 @@ func TestLoRARun(t *testing.T) {
 	if moved == 0 {
 		t.Fatal("no adapter B moved in 4 GRPO steps")
 	}
-	st, err := checkpoint.LoadOptimizer(filepath.Join(ck(whole, "step-000004"), "optimizer.safetensors"))
+	st, err := checkpoint.LoadOptimizer(filepath.Join(whole, "checkpoints", "step-000004", "optimizer.safetensors"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n := len(st.M); n != len(la.Params()) {
 		t.Errorf("optimizer holds %d tensors' moments, want the %d adapters'", n, len(la.Params()))
+	}
+	sameRewards(t, whole, split)
+}
+
+// sameRewards requires the metrics of the runs in folders a and b to
+// hold the same steps with the same rewards.
+func sameRewards(t *testing.T, a, b string) {
+	t.Helper()
+	ra, _ := ReadMetrics(filepath.Join(a, "metrics.jsonl"))
+	rb, _ := ReadMetrics(filepath.Join(b, "metrics.jsonl"))
+	if len(ra) != len(rb) || len(ra) == 0 {
+		t.Fatalf("metrics: %d records in %s, %d in %s", len(ra), a, len(rb), b)
+	}
+	for i := range ra {
+		if ra[i]["reward/mean"] != rb[i]["reward/mean"] || ra[i]["step"] != rb[i]["step"] {
+			t.Errorf("metrics record %d differs: %v vs %v", i, ra[i], rb[i])
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -42,10 +43,14 @@ func (r *Run) resume() (*trainerState, error) {
 		}
 	}
 	checkpoint.RemoveStaleTemps(root)
+	shape := r.Model.Config
+	if len(names) > 0 {
+		r.releaseModel()
+	}
 	var damaged, why []string
 	for i := len(names) - 1; i >= 0; i-- {
 		name := names[i]
-		st, err := r.loadResume(filepath.Join(root, name))
+		st, err := r.loadResume(filepath.Join(root, name), shape)
 		var ce *checkpoint.Error
 		if errors.As(err, &ce) {
 			fmt.Fprintf(r.out, "%v\n", err)
@@ -93,11 +98,21 @@ func orWhole(file string) string {
 	return file
 }
 
-// loadResume verifies one checkpoint and loads it into the run. A file
+// releaseModel lets go of the model Setup built (fresh, or the init
+// folder's) before a checkpoint replaces it, and collects it, so that the
+// checkpoint's weights take its memory rather than add to it. r.Model is
+// nil until loadResume sets it; a resume that loads no checkpoint fails.
+func (r *Run) releaseModel() {
+	r.Model = nil
+	runtime.GC()
+}
+
+// loadResume verifies one checkpoint and loads it into the run
+// (openResume), refusing a model of another shape than the run's. A file
 // that fails the manifest or cannot be read or parsed is a
 // *checkpoint.Error naming it; a checkpoint of another run is a plain error.
-func (r *Run) loadResume(dir string) (*trainerState, error) {
-	ck, err := checkpoint.Open(dir, r.out)
+func (r *Run) loadResume(dir string, shape policy.Config) (*trainerState, error) {
+	ck, err := r.openResume(dir)
 	if err != nil {
 		var ce *checkpoint.Error
 		if !errors.As(err, &ce) {
@@ -119,7 +134,7 @@ func (r *Run) loadResume(dir string) (*trainerState, error) {
 	if err := r.checkTokenizer(dir, ck.Tok); err != nil {
 		return nil, err
 	}
-	if ck.Model.Config != r.Model.Config {
+	if ck.Model.Config != shape {
 		return nil, fmt.Errorf("trainer: resume: %s holds a model of another shape than the config's: use another run_dir", dir)
 	}
 	if st.Phase == phaseWarmStart && st.WarmStep > r.Cfg.WarmStart.Steps {
@@ -139,6 +154,44 @@ func (r *Run) loadResume(dir string) (*trainerState, error) {
 	r.priorWall = st.WallS
 	r.resumed.peakRSS = max(r.resumed.peakRSS, st.PeakRSSMiB)
 	return &st, nil
+}
+
+// openResume is checkpoint.Open with the model of a GRPO checkpoint over
+// a bfloat16 base (resumesBase16) read by policy.LoadModel16: its frozen
+// layer weights go from the file (BF16, the bits the run held) straight
+// into bfloat16, never held in float32, and its adapters are attached,
+// trainable; the model is the one policy.LoadModel, the adapters and
+// freezeBase would give, bit for bit. Other checkpoints are read by
+// policy.LoadModel.
+func (r *Run) openResume(dir string) (*checkpoint.Folder, error) {
+	load := policy.LoadModel
+	if r.resumesBase16(dir) {
+		load = policy.LoadModel16
+	}
+	m, verified, err := checkpoint.LoadModel(dir, r.out, load)
+	if err != nil {
+		return nil, err
+	}
+	tok, err := checkpoint.LoadTokenizer(filepath.Join(dir, policy.TokenizerJSONFile))
+	if err != nil {
+		return nil, err
+	}
+	return &checkpoint.Folder{Dir: dir, Model: m, Tok: tok, Verified: verified}, nil
+}
+
+// resumesBase16 reports whether the checkpoint dir resumes GRPO over a
+// base frozen in bfloat16: model.lora.base_dtype bf16 and a state.json of
+// the GRPO phase (step-000000 included, which freezeBase freezes before
+// the first step). A warm-start checkpoint, whose full weights train on,
+// is not, nor is one whose state.json cannot be read or parsed
+// (loadResume refuses it, after the manifest check names the damage).
+func (r *Run) resumesBase16(dir string) bool {
+	if !r.Cfg.Model.LoRA.Base16() {
+		return false
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "state.json"))
+	var st trainerState
+	return err == nil && json.Unmarshal(b, &st) == nil && st.Phase == ""
 }
 
 // damagedFile guesses which file of a checkpoint an unreadable-checkpoint

@@ -69,6 +69,10 @@ type Run struct {
 	refBytes      int64     // the KL reference copy's weights (Model.WeightBytes), 0 without one
 	klWatch       klWatch   // mismatch/kl_k3 of the last step, for the jump warning
 	resumed       resumeInfo
+	// trains is set for Setup's run, which may load its init folder
+	// straight into a bfloat16 base (initLoader); OpenCheckpoint's run,
+	// which evaluates or samples, loads it as the folder holds it.
+	trains bool
 }
 
 // Setup builds everything a run needs from its config: the task family's
@@ -76,6 +80,12 @@ type Run struct {
 // It does not touch the run folder. ctx bounds the work of building them
 // (the warm-start library that a built-in tokenizer learns from).
 func Setup(ctx context.Context, cfg Config, out io.Writer) (*Run, error) {
+	return setup(ctx, cfg, out, true)
+}
+
+// setup is Setup for a run that trains (Run.trains) or, trains false,
+// one that only evaluates or samples (OpenCheckpoint).
+func setup(ctx context.Context, cfg Config, out io.Writer, trains bool) (*Run, error) {
 	if out == nil {
 		out = io.Discard
 	}
@@ -85,7 +95,7 @@ func Setup(ctx context.Context, cfg Config, out io.Writer) (*Run, error) {
 	if err := applyComputeDType(cfg.Model.ComputeDType); err != nil {
 		return nil, err
 	}
-	r := &Run{Cfg: cfg, out: out, red: solo{}}
+	r := &Run{Cfg: cfg, out: out, red: solo{}, trains: trains}
 	if err := r.setupTasks(); err != nil {
 		return nil, err
 	}
@@ -269,9 +279,12 @@ func (r *Run) trainTokenizer(ctx context.Context) ([]byte, error) {
 	return policy.TrainByteLevelBPEReport(corpus, r.Cfg.TokenizerMerges, isDigit, specials, eosToken, bar.Report)
 }
 
+// setupModel builds the run's model: the init folder's (read by
+// initLoader, with the folder's adapters), or a fresh one of model's
+// shape drawn from the seed.
 func (r *Run) setupModel() error {
 	if r.Cfg.Init != "" {
-		m, _, err := checkpoint.LoadModel(r.Cfg.Init, r.out, nil)
+		m, _, err := checkpoint.LoadModel(r.Cfg.Init, r.out, r.initLoader())
 		if err != nil {
 			return fmt.Errorf("trainer: init: %w", err) // names the folder
 		}
