@@ -35,8 +35,9 @@ func (byteTok) Decode(ids []int) string {
 
 func (byteTok) EOS() int { return 256 }
 
-// replay is a policy whose sessions each write the next of its texts,
-// one byte per step with a feed whatever it holds, then EOS.
+// replay is a policy whose sessions of one sequence each write the next
+// of its texts, one byte per step with a feed whatever it holds, then
+// EOS (a session of no sequences takes no text).
 type replay struct {
 	mu    sync.Mutex
 	texts []string
@@ -44,6 +45,9 @@ type replay struct {
 }
 
 func (r *replay) NewSession(n, maxLen int) rollout.Session {
+	if n == 0 {
+		return &replaySession{r: r, i: -1} // never stepped
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	text := ""

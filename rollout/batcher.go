@@ -49,26 +49,27 @@ type Batcher struct {
 	vocab   int // token ids must be below it
 
 	mu      sync.Mutex
-	sess    Rows        // nil while no row is joined
-	slots   []*BatchRow // row by session index; nil: free
-	free    []int       // free session indices
-	freed   []int       // indices of rows that left, to reset before reuse
-	joining []*BatchRow // rows without an index yet
-	active  int         // rows joined and not left
-	away    int         // joined rows that paused (Pause) and have not stepped since
-	ready   int         // rows whose feed waits for the next step
-	running bool        // loop runs
+	sess    Rows          // nil while no row is joined
+	slots   []*BatchRow   // row by session index; nil: free
+	free    []int         // free session indices
+	freed   []int         // indices of rows that left, to reset before reuse
+	joining []*BatchRow   // rows without an index yet
+	active  int           // rows joined and not left
+	away    int           // joined rows that paused (Pause) and have not stepped since
+	ready   int           // rows whose feed waits for the next step
+	running bool          // loop runs
+	stopped chan struct{} // closed when the running loop ends
 	linger  time.Duration
 	turn    time.Duration // the longest recent time a row took between its steps, decaying
 	kick    chan struct{} // wakes loop; buffered 1
 
 	// stats, for tests and the benchmark
-	steps, widest, stepped int
+	steps, widest, stepped, drawn int
 }
 
 // NewBatcher returns a batcher whose session open makes (for a model:
 // NewSession(0, its context)); sequences hold at most context tokens (0:
-// no limit), each below vocab.
+// no limit), each below vocab (0: the session checks them).
 func NewBatcher(open func() Rows, context, vocab int) *Batcher {
 	return &Batcher{open: open, context: context, vocab: vocab, kick: make(chan struct{}, 1), linger: minLinger}
 }
@@ -84,13 +85,27 @@ type BatchRow struct {
 	back   time.Time // when the row's last step returned; zero before its first
 	feed   []int
 	ready  bool
-	away   bool // paused: the steps do not wait for it until its next Step
+	away   bool     // paused: the steps do not wait for it until its next Step
+	want   *drawReq // with feed: draw the next token in the step (nil: return the logits)
+	fresh  bool     // Restart: the session's sequence is emptied before the next feed
 	left   bool
 	done   chan stepResult // buffered 1
 }
 
+// drawReq asks a step to draw a row's next token at u with s.
+type drawReq struct {
+	u float64
+	s sampler
+}
+
+// stepResult is what a step gives one row: its logits, or the token the
+// session drew (drawn set).
 type stepResult struct {
 	logits []float32
+	drawn  bool
+	tok    int
+	lp     float32
+	nuc    float32
 	err    error
 }
 
@@ -108,6 +123,7 @@ func (b *Batcher) Join(ctx context.Context, maxLen int) *BatchRow {
 	b.active++
 	if !b.running {
 		b.running = true
+		b.stopped = make(chan struct{})
 		go b.loop()
 	}
 	return r
@@ -162,6 +178,16 @@ func (r *BatchRow) Pause() {
 	b.wake()
 }
 
+// Restart empties the row's sequence, keeping its place in the batch:
+// its next Step starts a new sequence (a trajectory that split at a
+// template that rewrote its history).
+func (r *BatchRow) Restart() {
+	b := r.b
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	r.fresh, r.held = true, 0
+}
+
 func (b *Batcher) wake() {
 	select {
 	case b.kick <- struct{}{}:
@@ -176,25 +202,46 @@ func (r *BatchRow) Step(feed [][]int) ([][]float32, error) {
 	if len(feed) != 1 {
 		panic(fmt.Sprintf("rollout: a batch row is one sequence, fed %d", len(feed)))
 	}
-	f := feed[0]
-	if len(f) == 0 {
+	if len(feed[0]) == 0 {
 		return [][]float32{nil}, nil
 	}
+	res, err := r.submit(feed[0], nil)
+	return [][]float32{res.logits}, err
+}
+
+// stepDraw feeds feed (not empty) to the row in the batch's next step and
+// draws its next token at u with s: on the device when the batch's
+// session samples there and every row of the step draws with the same
+// s, else on the host from the row's logits.
+func (r *BatchRow) stepDraw(feed []int, u float64, s sampler) (drawn, error) {
+	res, err := r.submit(feed, &drawReq{u: u, s: s})
+	if err != nil {
+		return drawn{}, err
+	}
+	if res.drawn {
+		return drawn{tok: res.tok, lp: res.lp, nuc: res.nuc}, nil
+	}
+	return hostDraw(res.logits, u, s)
+}
+
+// submit queues f (not empty) for the batch's next step and waits for
+// the row's result.
+func (r *BatchRow) submit(f []int, want *drawReq) (stepResult, error) {
 	if n := r.held + len(f); n > r.maxLen {
-		return nil, fmt.Errorf("rollout: sequence would hold %d tokens, over its room %d", n, r.maxLen)
+		return stepResult{}, fmt.Errorf("rollout: sequence would hold %d tokens, over its room %d", n, r.maxLen)
 	}
 	for _, tok := range f {
-		if V := r.b.vocab; tok < 0 || tok >= V {
-			return nil, fmt.Errorf("rollout: token %d outside the vocabulary [0, %d)", tok, V)
+		if V := r.b.vocab; V > 0 && (tok < 0 || tok >= V) {
+			return stepResult{}, fmt.Errorf("rollout: token %d outside the vocabulary [0, %d)", tok, V)
 		}
 	}
 	b := r.b
 	b.mu.Lock()
 	if r.left {
 		b.mu.Unlock()
-		return nil, fmt.Errorf("rollout: Step on a row that left the batch")
+		return stepResult{}, fmt.Errorf("rollout: Step on a row that left the batch")
 	}
-	r.feed, r.ready = f, true
+	r.feed, r.want, r.ready = f, want, true
 	if r.away { // back from a pause: its absence says nothing of a row's turn
 		r.away = false
 		b.away--
@@ -210,7 +257,7 @@ func (r *BatchRow) Step(feed [][]int) ([][]float32, error) {
 			r.held += len(f)
 		}
 		r.back = time.Now()
-		return [][]float32{res.logits}, res.err
+		return res, res.err
 	case <-r.ctx.Done():
 		b.mu.Lock()
 		if r.ready { // not taken into a step yet
@@ -218,7 +265,7 @@ func (r *BatchRow) Step(feed [][]int) ([][]float32, error) {
 			b.ready--
 		}
 		b.mu.Unlock()
-		return nil, r.ctx.Err()
+		return stepResult{}, r.ctx.Err()
 	}
 }
 
@@ -230,26 +277,73 @@ func (b *Batcher) loop() {
 			return
 		}
 		began := time.Now()
-		logits, err := b.sess.Step(feed)
+		results := b.stepRows(feed, rows)
 		took := time.Since(began)
 		b.mu.Lock()
 		b.linger = min(maxLinger, max(minLinger, 2*took, 2*b.turn))
 		b.steps++
 		b.stepped += len(rows)
 		b.widest = max(b.widest, len(rows))
+		if results[0].drawn {
+			b.drawn++
+		}
 		b.mu.Unlock()
-		for _, r := range rows {
-			res := stepResult{err: err}
-			if err == nil {
-				res.logits = logits[r.slot]
-			}
-			r.done <- res
+		for k, r := range rows {
+			r.done <- results[k]
 		}
 		// The rows woken above run next on this thread, and the loop
 		// after them, in turn: without yielding, a request that waits
 		// to join could starve for a whole time slice.
 		runtime.Gosched()
 	}
+}
+
+// stepRows runs one step of the rows (feed by session index) and returns
+// each row's result: the tokens the session drew, when it samples on the
+// device and every row asks for a draw with the same sampler (onDevice),
+// else the logits.
+func (b *Batcher) stepRows(feed [][]int, rows []*BatchRow) []stepResult {
+	out := make([]stepResult, len(rows))
+	if ds, s, ok := b.onDevice(rows); ok {
+		us := make([]float64, len(feed))
+		for _, r := range rows {
+			us[r.slot] = r.want.u
+		}
+		toks, lps, nucs, err := sampleOnDevice(ds, feed, us, s)
+		for k, r := range rows {
+			out[k].err = err
+			if err == nil {
+				out[k] = stepResult{drawn: true, tok: toks[r.slot], lp: lps[r.slot], nuc: nucs[r.slot]}
+			}
+		}
+		return out
+	}
+	logits, err := b.sess.Step(feed)
+	for k, r := range rows {
+		out[k].err = err
+		if err == nil {
+			out[k].logits = logits[r.slot]
+		}
+	}
+	return out
+}
+
+// onDevice returns the session as a DeviceSession, and the sampler of
+// the step, when the session samples on the device and every row of the
+// step asks for a draw with one sampler.
+func (b *Batcher) onDevice(rows []*BatchRow) (DeviceSession, sampler, bool) {
+	ds, ok := b.sess.(DeviceSession)
+	if !ok || !ds.CanSampleOnDevice() {
+		return nil, sampler{}, false
+	}
+	s := sampler{}
+	for k, r := range rows {
+		if r.want == nil || k > 0 && r.want.s != s {
+			return nil, sampler{}, false
+		}
+		s = r.want.s
+	}
+	return ds, s, true
 }
 
 // collect waits until every joined row that is not paused is ready, or
@@ -268,6 +362,7 @@ func (b *Batcher) collect() ([][]int, []*BatchRow) {
 				closeSession(b.sess) // its caches, in device memory on a device backend
 			}
 			b.sess, b.slots, b.free, b.freed = nil, nil, nil, nil
+			close(b.stopped)
 			b.mu.Unlock()
 			return nil, nil
 		}
@@ -318,6 +413,10 @@ func (b *Batcher) take() ([][]int, []*BatchRow) {
 	var rows []*BatchRow
 	for i, r := range b.slots {
 		if r != nil && r.ready {
+			if r.fresh {
+				b.sess.Reset(i)
+				r.fresh = false
+			}
 			feed[i], r.ready = r.feed, false
 			rows = append(rows, r)
 		}
@@ -327,14 +426,15 @@ func (b *Batcher) take() ([][]int, []*BatchRow) {
 }
 
 // BatchStats are a batcher's counters: steps run, the most rows one step
-// decoded, and rows decoded over all steps.
-type BatchStats struct{ Steps, Widest, Rows int }
+// decoded, rows decoded over all steps, and the steps whose tokens the
+// session drew on the device.
+type BatchStats struct{ Steps, Widest, Rows, Drawn int }
 
 // Stats returns the counters so far.
 func (b *Batcher) Stats() BatchStats {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return BatchStats{b.steps, b.widest, b.stepped}
+	return BatchStats{b.steps, b.widest, b.stepped, b.drawn}
 }
 
 // Idle says whether no row is joined and the loop has ended (the session
@@ -343,6 +443,20 @@ func (b *Batcher) Idle() bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.active == 0 && !b.running
+}
+
+// Drain waits until no row is joined and the loop has closed the
+// session; rows that join meanwhile are waited for too.
+func (b *Batcher) Drain() {
+	for {
+		b.mu.Lock()
+		running, stopped := b.running, b.stopped
+		b.mu.Unlock()
+		if !running {
+			return
+		}
+		<-stopped
+	}
 }
 
 // Policy is the batcher as a Policy whose sessions are single rows

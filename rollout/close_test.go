@@ -14,11 +14,11 @@ type closingPolicy struct {
 
 func (c closingPolicy) NewSession(n, maxLen int) Session {
 	*c.opened++
-	return closingSession{c.scriptPolicy.NewSession(n, maxLen), c.closed}
+	return closingSession{c.scriptPolicy.NewSession(n, maxLen).(Rows), c.closed}
 }
 
 type closingSession struct {
-	Session
+	Rows
 	closed *int
 }
 

@@ -18,9 +18,14 @@ type CompleteConfig struct {
 	Stop        []string // stop strings, matched on the decoded text
 	// OnToken, when set, is called after each sampled token, stop tokens
 	// included, with the token's log-probability (as Trajectory.LogProbs
-	// holds it) and the logits it was drawn from, which are valid only
-	// during the call: a server streams and reports log-probs with it.
+	// holds it) and, when NeedLogits is set, the logits it was drawn
+	// from, which are valid only during the call (nil otherwise): a
+	// server streams and reports log-probs with it.
 	OnToken func(id int, logp float32, logits []float32)
+	// NeedLogits asks for every step's logits on the host (for OnToken's
+	// top log-probs). Without it a session that draws where it computes
+	// (a row of a Batcher, a DeviceSession) brings back only the token.
+	NeedLogits bool
 }
 
 // Completion is the result of Complete.
@@ -30,10 +35,15 @@ type Completion struct {
 	// softmax(logits / Temperature) over the whole vocabulary (what the
 	// trainer recomputes at the same temperature).
 	LogProbs []float32
-	Text     string // decoded Tokens, cut before the first stop string; without the stop token
-	Stop     string // the stop string that ended the text, or ""
-	EOS      bool   // a stop token (StopIDs: EOS or another end-of-turn id) ended it
-	Length   bool   // MaxTokens ran out first
+	// NucleusLogProbs[i] is the log-probability of Tokens[i] under the
+	// renormalised top-p nucleus it was drawn from (LogProbs[i] at
+	// top_p 1 or greedy). A Completer that does not know it leaves it
+	// empty.
+	NucleusLogProbs []float32
+	Text            string // decoded Tokens, cut before the first stop string; without the stop token
+	Stop            string // the stop string that ended the text, or ""
+	EOS             bool   // a stop token (StopIDs: EOS or another end-of-turn id) ended it
+	Length          bool   // MaxTokens ran out first
 }
 
 // Complete continues prompt with p, one sequence, sampling as Engine does
@@ -71,6 +81,7 @@ func completeIn(ctx context.Context, sess Session, tok Tokenizer, feed []int, cf
 	for _, s := range cfg.Stop {
 		longest = max(longest, len(s))
 	}
+	step := stepperOf(sess, cfg.NeedLogits)
 	stops := StopIDs(tok)
 	var c Completion
 	var text strings.Builder
@@ -78,22 +89,19 @@ func completeIn(ctx context.Context, sess Session, tok Tokenizer, feed []int, cf
 		if err := ctx.Err(); err != nil {
 			return Completion{}, fmt.Errorf("rollout: %w", err)
 		}
-		logits, err := sess.Step([][]int{feed})
-		if err != nil {
-			return Completion{}, fmt.Errorf("rollout: %w", err)
-		}
 		u := 0.0
 		if cfg.Temperature != 0 {
 			u = rng.Float64()
 		}
-		id, logp, _, err := smp.draw(logits[0], u)
+		d, err := step(feed, u, smp)
 		if err != nil {
-			return Completion{}, fmt.Errorf("rollout: %w", err)
+			return Completion{}, prefixed(err)
 		}
+		id := d.tok
 		if cfg.OnToken != nil {
-			cfg.OnToken(id, logp, logits[0])
+			cfg.OnToken(id, d.lp, d.logits)
 		}
-		c.Tokens, c.LogProbs, feed = append(c.Tokens, id), append(c.LogProbs, logp), []int{id}
+		c.Tokens, c.LogProbs, c.NucleusLogProbs, feed = append(c.Tokens, id), append(c.LogProbs, d.lp), append(c.NucleusLogProbs, d.nuc), []int{id}
 		if slices.Contains(stops, id) {
 			c.EOS, c.Text = true, text.String()
 			return c, nil
@@ -107,6 +115,15 @@ func completeIn(ctx context.Context, sess Session, tok Tokenizer, feed []int, cf
 	}
 	c.Text, c.Length = text.String(), true
 	return c, nil
+}
+
+// prefixed is err with the package's prefix, which errors of a
+// Batcher's rows already carry.
+func prefixed(err error) error {
+	if strings.HasPrefix(err.Error(), "rollout: ") {
+		return err
+	}
+	return fmt.Errorf("rollout: %w", err)
 }
 
 // firstStop returns where the earliest stop string occurs in text at or

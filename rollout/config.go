@@ -38,15 +38,13 @@ type Config struct {
 	// ToolTimeout is the deadline of one tool call (default 2s, written
 	// as a duration string such as "500ms").
 	ToolTimeout time.Duration `yaml:"tool_timeout"`
-	// Batching is how the trainer decodes its rollouts in process (without
-	// Servers): "lockstep" (default) steps the whole batch in one session,
-	// so a row's tool call or long answer holds the others; "continuous"
-	// gives each trajectory a row of a continuous batcher (Batcher, as
-	// artist serve decodes its requests), kept across its tool calls, and
-	// each decode step takes whichever rows are ready. Both sample each
-	// trajectory from its own streams (Streams), so they give the same
-	// trajectories up to the rounding of differently shaped matrix
-	// products. Only the trainer reads it.
+	// Batching is how the rollouts decode in process: "continuous" (the
+	// only value) gives each trajectory a row of a continuous batcher
+	// (Batcher, as artist serve decodes its requests), kept across its
+	// tool calls, and each decode step takes whichever rows are ready.
+	// "lockstep", which stepped the whole batch in one session, was
+	// removed: it sampled the same trajectories bit for bit. The key
+	// stays so that run folders which record it resume.
 	Batching string `yaml:"batching"`
 	// Servers are the base addresses of OpenAI-compatible rollout servers
 	// (artist serve, SGLang, vLLM) that sample the training rollouts, a
@@ -96,7 +94,7 @@ func DefaultConfig() Config {
 		TopP:              1.0,
 		ToolTimeout:       2 * time.Second,
 		WeightSync:        SyncSGLang,
-		Batching:          BatchLockstep,
+		Batching:          BatchContinuous,
 		TemplateDrift:     DriftSplit,
 	}
 }
@@ -107,11 +105,8 @@ const (
 	DriftFail  = "fail"
 )
 
-// The values of Config.Batching.
-const (
-	BatchLockstep   = "lockstep"
-	BatchContinuous = "continuous"
-)
+// BatchContinuous is the value of Config.Batching.
+const BatchContinuous = "continuous"
 
 // minResultTokens leaves room for a head, a truncation mark and a tail.
 const minResultTokens = 4
@@ -149,9 +144,11 @@ func (c Config) Validate() error {
 		}
 	}
 	switch c.Batching {
-	case "", BatchLockstep, BatchContinuous: // "": a Config not from DefaultConfig
+	case "", BatchContinuous: // "": a Config not from DefaultConfig
+	case "lockstep":
+		add("batching lockstep was removed: the rollouts decode on the continuous batcher, which samples the same trajectories bit for bit; delete the key or set %s", BatchContinuous)
 	default:
-		add("batching %q is unknown: use %s (the default) or %s", c.Batching, BatchLockstep, BatchContinuous)
+		add("batching %q is unknown: use %s (the default and only value)", c.Batching, BatchContinuous)
 	}
 	switch c.TemplateDrift {
 	case "", DriftSplit, DriftFail: // "": a Config not from DefaultConfig, which splits

@@ -12,13 +12,20 @@ import (
 )
 
 // shortPolicy is a scriptPolicy with a context of limit tokens whose
-// sessions refuse, as *policy.Session does, a Step past it.
+// sessions refuse, as *policy.Session does, a Step past it; with quiet it
+// does not say its context (Context is 0), so only its sessions refuse.
 type shortPolicy struct {
 	*scriptPolicy
 	limit int
+	quiet bool
 }
 
-func (p shortPolicy) Context() int { return p.limit }
+func (p shortPolicy) Context() int {
+	if p.quiet {
+		return 0
+	}
+	return p.limit
+}
 
 func (p shortPolicy) NewSession(n, maxLen int) Session {
 	return shortSession{p.scriptPolicy.NewSession(n, maxLen).(*scriptSession), p.limit}
@@ -43,16 +50,26 @@ func shortEngine(limit int) *Engine {
 	p := &scriptPolicy{tok: tok, peak: 40, next: func(int, string, string) string { return "<think>long thinking</think>" }}
 	cfg := DefaultConfig()
 	cfg.MaxToolCalls, cfg.MaxResponseTokens = 0, 32
-	return &Engine{Policy: shortPolicy{p, limit}, Tokenizer: tok, Format: format.DefaultFormat(), Config: cfg}
+	return &Engine{Policy: shortPolicy{p, limit, false}, Tokenizer: tok, Format: format.DefaultFormat(), Config: cfg}
 }
 
-// TestStepErrorEndsRun: a session that refuses a Step (the context is
-// full) makes Run return its error instead of a trajectory.
+// TestStepErrorEndsRun: a trajectory that outgrows the policy's context
+// makes Run return an error instead of a trajectory: the batch's own
+// check of the context the policy says, or the session's refusal when
+// the policy says none.
 func TestStepErrorEndsRun(t *testing.T) {
-	e := shortEngine(8)
-	_, err := e.Run(context.Background(), []envs.Task{{ID: "t", Prompt: "q"}}, rand.New(rand.NewSource(1)))
-	if err == nil || !strings.Contains(err.Error(), "over the context") {
-		t.Fatalf("Run error %v, want the session's context error", err)
+	for _, c := range []struct {
+		quiet bool
+		want  string
+	}{{false, "over its room 8"}, {true, "over the context"}} {
+		e := shortEngine(8)
+		sp := e.Policy.(shortPolicy)
+		sp.quiet = c.quiet
+		e.Policy = sp
+		_, err := e.Run(context.Background(), []envs.Task{{ID: "t", Prompt: "q"}}, rand.New(rand.NewSource(1)))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("quiet %v: Run error %v, want one saying %q", c.quiet, err, c.want)
+		}
 	}
 }
 

@@ -1,12 +1,15 @@
 // Package rollout samples trajectories from a policy that reasons with a
 // tool, and records them for training.
 //
-// An Engine decodes Config.GroupSize trajectories per task, all in one
-// batched Session. Each trajectory is a small state machine:
+// An Engine decodes Config.GroupSize trajectories per task. Each
+// trajectory is one agent loop, a small state machine over a generator
+// (a Completer: a row of the engine's continuous Batcher over the
+// policy, or rollout servers):
 //
 //	generating -> calling tool -> generating ... -> done
 //
-// While generating, every Step feeds one new token per row. When the text
+// While generating, each decode step of the batch feeds one new token per
+// ready row; rows that wait for a tool or a user hold no step. When the text
 // the policy wrote since its last tool result ends with the closing code
 // tag, the row pauses: decoding stops at the tag, so nothing the policy
 // would have written next (an invented result, say) enters the text. The
@@ -45,8 +48,10 @@
 // beyond them (Engine.MaxLen).
 //
 // Sampling uses temperature and nucleus (top-p) filtering with one uniform
-// number per row per step drawn from a seeded *rand.Rand in row order, so a
-// seed fixes the output; temperature 0 is greedy. The log-prob recorded for
+// number per token drawn from the trajectory's own stream (Streams), so a
+// seed fixes the output however the rows are batched; temperature 0 is
+// greedy. On a DeviceSession the batch draws on the device at the same
+// numbers when its rows share the sampler. The log-prob recorded for
 // a sampled token is log softmax(logits / T)[token] over the whole
 // vocabulary at the sampling temperature T (Trajectory.LogProbs), and with
 // top_p < 1 also over the renormalised nucleus it was drawn from
@@ -57,12 +62,11 @@
 // Tags are detected on decoded text, not token ids, so a tag may span
 // several tokens of a real tokenizer.
 //
-// Remote runs the same loop against a policy behind an OpenAI-compatible
-// completions server (package openai), on text instead of tokens. The
-// tool side of a trajectory (its session of a SessionTool, each call
-// under tool_timeout, the defused result and its Call record, the
-// session's turns) is one implementation that Engine and Remote share,
-// so a remote rollout of a deterministic server equals the engine's.
+// Remote is the engine against a policy behind an OpenAI-compatible
+// completions server (package openai) whose tokens are not known: its
+// generator sends text and its tokens are pieces of the text the server
+// returns, so the agent loop is the same one, and a remote rollout of a
+// deterministic server equals the engine's.
 //
 // Demo is a worked solution in the same text, written by a task family
 // for the warm start: its segments alternate the policy's text and the

@@ -92,7 +92,7 @@ func (r *runner) checkWhole(w *row, text string) error {
 		return driftError(w, held, want)
 	}
 	w.traj.split(ids)
-	w.feed, w.reset = ids, true
+	w.feed = ids // the row's next request does not extend what its session holds: it restarts
 	w.drift = driftMark{text: text, ids: len(ids)}
 	return nil
 }
@@ -171,78 +171,4 @@ func excerpt(s string, at int) string {
 		s = s[:40] + "…"
 	}
 	return s
-}
-
-// resetter is a Session that can empty one of its sequences
-// (*policy.Session, and a Batcher's Rows, are).
-type resetter interface {
-	Reset(i int)
-}
-
-// splitSession is the engine's Session when chat rows may split: before
-// each step it empties the sequences of the rows that split, so that the
-// new sequence's prompt, their feed, starts them afresh.
-type splitSession struct {
-	Session
-	rows []*row
-}
-
-// splitDeviceSession is splitSession over a DeviceSession, which it stays:
-// the engine samples on the device through it as it would without it.
-type splitDeviceSession struct {
-	*splitSession
-	dev DeviceSession
-}
-
-// splitting returns sess, wrapped to reset split rows when the engine
-// renders with a chat template under template_drift split (a
-// DeviceSession stays one).
-func (r *runner) splitting(sess Session, rows []*row) Session {
-	if r.e.Chat == nil || r.cfg.TemplateDrift == DriftFail {
-		return sess
-	}
-	s := &splitSession{Session: sess, rows: rows}
-	if dev, ok := sess.(DeviceSession); ok {
-		return &splitDeviceSession{splitSession: s, dev: dev}
-	}
-	return s
-}
-
-// resetSplit empties the sequences of the rows that split and are fed
-// their new prompt in this step.
-func (s *splitSession) resetSplit(feed [][]int) error {
-	for i, w := range s.rows {
-		if !w.reset || len(feed[i]) == 0 {
-			continue
-		}
-		rs, ok := s.Session.(resetter)
-		if !ok {
-			return fmt.Errorf("the chat template of %s re-renders the conversation of sequence %d and template_drift is %s, but the policy's session cannot empty a sequence (it has no Reset): set rollout.template_drift: %s, or decode through a Completer", w.chat.Template.Origin(), i, DriftSplit, DriftFail)
-		}
-		rs.Reset(i)
-		w.reset = false
-	}
-	return nil
-}
-
-// Step resets the split rows, then steps the session.
-func (s *splitSession) Step(feed [][]int) ([][]float32, error) {
-	if err := s.resetSplit(feed); err != nil {
-		return nil, err
-	}
-	return s.Session.Step(feed)
-}
-
-// Close closes the wrapped session.
-func (s *splitSession) Close() { closeSession(s.Session) }
-
-// CanSampleOnDevice is the wrapped session's.
-func (s *splitDeviceSession) CanSampleOnDevice() bool { return s.dev.CanSampleOnDevice() }
-
-// StepSample resets the split rows, then steps and samples on the device.
-func (s *splitDeviceSession) StepSample(feed [][]int, us []float64, temperature, topP float64) ([]int, []float32, []float32, error) {
-	if err := s.resetSplit(feed); err != nil {
-		return nil, nil, nil, err
-	}
-	return s.dev.StepSample(feed, us, temperature, topP)
 }

@@ -13,9 +13,16 @@ import (
 	"github.com/artist-rl/artist/rollout/format"
 )
 
-// Reset makes an idSession a resetter: the script goes on with its next
-// segment when the new sequence's prompt is fed.
+// Reset, Add and Size make an idSession Rows: after a reset the script
+// goes on with its next segment when the new sequence's prompt is fed.
 func (s *idSession) Reset(int) {}
+
+func (s *idSession) Add() int {
+	s.seg, s.pos = append(s.seg, -1), append(s.pos, 0)
+	return len(s.seg) - 1
+}
+
+func (s *idSession) Size() int { return len(s.seg) }
 
 // heldPolicy wraps a policy and records, per row, the tokens its session
 // holds: what it was fed since the row was last reset.
@@ -25,13 +32,13 @@ type heldPolicy struct {
 }
 
 type heldSession struct {
-	Session
+	Rows
 	held   [][]int
 	resets int
 }
 
 func (p *heldPolicy) NewSession(n, maxLen int) Session {
-	p.sess = &heldSession{Session: p.Policy.NewSession(n, maxLen), held: make([][]int, n)}
+	p.sess = &heldSession{Rows: p.Policy.NewSession(n, maxLen).(Rows), held: make([][]int, n)}
 	return p.sess
 }
 
@@ -39,13 +46,18 @@ func (s *heldSession) Step(feed [][]int) ([][]float32, error) {
 	for i, f := range feed {
 		s.held[i] = append(s.held[i], f...)
 	}
-	return s.Session.Step(feed)
+	return s.Rows.Step(feed)
+}
+
+func (s *heldSession) Add() int {
+	s.held = append(s.held, nil)
+	return s.Rows.Add()
 }
 
 func (s *heldSession) Reset(i int) {
 	s.held[i] = nil
 	s.resets++
-	s.Session.(resetter).Reset(i)
+	s.Rows.Reset(i)
 }
 
 // driftScript is a tool turn after a think block, then a user turn: the
@@ -288,6 +300,10 @@ func (p *headerScript) Context() int { return 0 }
 
 func (s *headerSession) Reset(i int) { s.seqs[i] = nil }
 
+func (s *headerSession) Add() int { s.seqs = append(s.seqs, nil); return len(s.seqs) - 1 }
+
+func (s *headerSession) Size() int { return len(s.seqs) }
+
 func (s *headerSession) Step(feed [][]int) ([][]float32, error) {
 	out := make([][]float32, len(feed))
 	for i, f := range feed {
@@ -345,88 +361,5 @@ func TestDriftSplitCompleter(t *testing.T) {
 		if !slices.Equal(got.Tokens, want.Tokens) || !slices.Equal(got.Splits[0].Tokens, want.Splits[0].Tokens) || !slices.Equal(got.Mask, want.Mask) {
 			t.Errorf("%s: the trajectory differs from the batched one\n got %q\nwant %q", name, tok.Decode(got.Tokens), tok.Decode(want.Tokens))
 		}
-	}
-}
-
-// driftDevSession is a DeviceSession that can reset its sequences, recording
-// what it was asked.
-type driftDevSession struct {
-	resets  []int
-	sampled int
-}
-
-func (s *driftDevSession) Step(feed [][]int) ([][]float32, error) {
-	return make([][]float32, len(feed)), nil
-}
-func (s *driftDevSession) Reset(i int)             { s.resets = append(s.resets, i) }
-func (s *driftDevSession) CanSampleOnDevice() bool { return true }
-func (s *driftDevSession) StepSample(feed [][]int, _ []float64, _, _ float64) ([]int, []float32, []float32, error) {
-	s.sampled++
-	n := len(feed)
-	return make([]int, n), make([]float32, n), make([]float32, n), nil
-}
-
-// noResetSession is a Session that cannot reset a sequence.
-type noResetSession struct{}
-
-func (noResetSession) Step(feed [][]int) ([][]float32, error) {
-	return make([][]float32, len(feed)), nil
-}
-
-// TestSplitSession: under split, the engine's session resets a split row
-// before the step that feeds its new prompt, and only then; a
-// DeviceSession stays one (the engine goes on sampling on the device);
-// under fail the session is not wrapped; a session that cannot reset is
-// an error that says how to go on.
-func TestSplitSession(t *testing.T) {
-	c := &Chat{Template: chat.Fallback(chat.SpecialTokens{EOS: "<|im_end|>"})}
-	cases := []struct {
-		name    string
-		mode    string
-		sess    Session
-		wrapped bool
-		wantErr string
-	}{
-		{"device split", DriftSplit, &driftDevSession{}, true, ""},
-		{"device fail", DriftFail, &driftDevSession{}, false, ""},
-		{"no reset", DriftSplit, noResetSession{}, true, "cannot empty a sequence"},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			cfg := DefaultConfig()
-			cfg.TemplateDrift = tc.mode
-			r := &runner{e: &Engine{Chat: c}, cfg: cfg}
-			rows := []*row{{chat: c}, {chat: c, reset: true}}
-			got := r.splitting(tc.sess, rows)
-			if (got != tc.sess) != tc.wrapped {
-				t.Fatalf("wrapped %v, want %v", got != tc.sess, tc.wrapped)
-			}
-			_, isDev := got.(DeviceSession)
-			if _, wasDev := tc.sess.(DeviceSession); isDev != wasDev {
-				t.Fatalf("DeviceSession %v, want %v", isDev, wasDev)
-			}
-			var err error
-			if isDev {
-				_, _, _, err = got.(DeviceSession).StepSample([][]int{{1}, {}}, nil, 0, 1)
-				if err == nil {
-					_, _, _, err = got.(DeviceSession).StepSample([][]int{{1}, {2, 3}}, nil, 0, 1)
-				}
-			} else {
-				_, err = got.Step([][]int{{1}, {2, 3}})
-			}
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || !strings.Contains(err.Error(), "template_drift: fail") {
-					t.Fatalf("error %v, want one saying %q and how to go on", err, tc.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			dev := tc.sess.(*driftDevSession)
-			if wantResets := map[bool][]int{true: {1}, false: nil}[tc.wrapped]; !slices.Equal(dev.resets, wantResets) || dev.sampled != 2 || rows[1].reset != !tc.wrapped {
-				t.Errorf("resets %v, %d device steps, row 1 reset pending %v: want %v, 2, %v", dev.resets, dev.sampled, rows[1].reset, wantResets, !tc.wrapped)
-			}
-		})
 	}
 }

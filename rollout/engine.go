@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"runtime"
 	"slices"
 	"time"
 
@@ -69,10 +70,19 @@ type Engine struct {
 	// Parallel bounds the trajectories in flight through Completer; 0
 	// means all of them.
 	Parallel int
+	// turnErr, when set, renders later user messages in place of
+	// UserTurn and may fail (Remote.UserTurn): the Run then fails naming
+	// the task.
+	turnErr func(msg string) (string, error)
 	// Progress, when set, hears how many of a Run's trajectories have
 	// ended: 0 of total when decoding starts, then each time the count
 	// grows, one call at a time (for a progress bar; it must not block).
 	Progress func(done, total int)
+}
+
+// infallible adapts a renderer that cannot fail.
+func infallible(render func(string) string) func(string) (string, error) {
+	return func(msg string) (string, error) { return render(msg), nil }
 }
 
 // StopTokenizer is a Tokenizer whose policy ends its turn on any of
@@ -112,19 +122,23 @@ type runner struct {
 	maxOpen             int   // the most tokens of any call's openOut
 	mark                []int // TruncationMark
 	window              int   // trailing tokens decoded to find a closing tag
-	userTurn            func(msg string) string
-	maxReplies          int // user messages a UserSession may give; 0 when Tool is no envs.UserTool
-	replyLimit          int // tokens of one rendered user reply (see replyLimit)
-	toolLimit           int // with Chat: the most tokens of one rendered tool turn
+	userTurn            func(msg string) (string, error)
+	maxReplies          int           // user messages a UserSession may give; 0 when Tool is no envs.UserTool
+	replyLimit          int           // tokens of one rendered user reply (see replyLimit)
+	toolLimit           int           // with Chat: the most tokens of one rendered tool turn
+	tools               chan struct{} // one token per tool call running (at most GOMAXPROCS)
 }
 
 // RunStreams samples Config.GroupSize trajectories per task and returns them
 // grouped contiguously: trajectory j*G+g belongs to tasks[j] and has
-// Group j. All sequences decode together in one Session: the first Step
-// feeds every prompt as a chunk, each later Step feeds the tokens a row
-// appended since its last Step (one sampled token, or a sampled closing
-// code tag token followed by the engine-written result), and rows that
-// are done feed nothing.
+// Group j. Each trajectory is one agent loop (runRow) over a generator:
+// Engine.Completer when set (rollout servers), else a row of the engine's
+// own continuous Batcher over Policy, rows opened in trajectory order.
+// A request feeds the row only what the trajectory appended since its
+// last one (the prompt first; then the last sampled token, followed by an
+// engine-written result or user turn), and a step of the batch decodes
+// whichever rows are ready, so a row's tool call or long answer holds no
+// other row.
 //
 // When the text of the current model segment ends with the closing code
 // tag, the row stops decoding; the code after the last opening code tag
@@ -141,20 +155,21 @@ type runner struct {
 // see Format.ResultText; n counts the trajectory's calls from 1), after a
 // newline when the token that ended the call line carried text past it,
 // so that the result starts a line; the newline that ends an answer line
-// ends the turn as a closing answer tag does. The calls of all rows that paused in
-// a step run concurrently (at most GOMAXPROCS at once, each with a
-// ToolTimeout deadline) while the other rows decode the next step, and
-// their results are applied in row order before that step's tokens are
-// drawn. Call.Result keeps the tool's whole result; the
-// trajectory holds the cut one. A code block closed by the last budgeted
-// model token still runs its call; the row then stops with StopLength.
+// ends the turn as a closing answer tag does. Calls run in their
+// trajectories' goroutines, at most GOMAXPROCS at once, each with a
+// ToolTimeout deadline, while the other rows decode. Call.Result keeps
+// the tool's whole result; the trajectory holds the cut one. A code block
+// closed by the last budgeted model token still runs its call; the row
+// then stops with StopLength.
 //
 // Trajectory g of tasks[j] samples from its own stream, that of
 // Streams.Trajectory(First+j, g) (see Streams): one Float64 per token,
 // from a fresh stream at each segment, so a seed fixes the trajectories
 // whatever the goroutine timing, the other tasks of the call, or where
 // they decode (in process or on servers), given a deterministic policy
-// and tool.
+// and tool. On a session that samples on the device (DeviceSession) the
+// batch draws there when all its rows share the sampler, at the same
+// uniform numbers.
 func (e *Engine) RunStreams(ctx context.Context, tasks []envs.Task, s Streams) ([]*Trajectory, error) {
 	return e.run(ctx, tasks, s)
 }
@@ -185,64 +200,37 @@ func (e *Engine) run(ctx context.Context, tasks []envs.Task, streams Streams) ([
 	}
 	defer closeTools(rows)
 	report := newReporter(e.Progress, len(rows))
-	if e.Completer != nil {
-		return e.runSegments(ctx, r, rows, maxLen, report)
+	comp := e.Completer
+	if comp == nil {
+		b := e.batcher(maxLen)
+		defer b.Drain() // its session closed (device memory freed) before Run returns
+		comp = LocalRows{Policy: b.Policy(ctx), Tokenizer: e.Tokenizer}
 	}
-	sess := r.splitting(e.Policy.NewSession(len(rows), maxLen), rows)
-	defer closeSession(sess)
-	dec := r.newDecoder(sess, len(rows))
-	var calls *toolCalls // the last step's calls, running while the other rows decode
-	for {
-		if err := ctx.Err(); err != nil {
-			calls.finish(r)
-			return nil, fmt.Errorf("rollout: %w", err)
-		}
-		feed, active := feeds(rows)
-		err := dec.step(rows, feed, active, true)
-		if calls != nil {
-			calls.finish(r)
-			calls = nil
-			if err == nil {
-				feed, resumed := feeds(rows) // rows paused in the first step, so not fed in it
-				err = dec.step(rows, feed, resumed, false)
-				active = mergeRows(active, resumed)
-			}
-		}
-		if err != nil {
-			return nil, fmt.Errorf("rollout: %w", err)
-		}
-		if len(active) == 0 {
-			break
-		}
-		if err := r.step(dec, rows, active); err != nil {
-			return nil, err
-		}
-		calls = r.startTools(ctx, rows)
-		report.set(ended(rows))
-	}
-	report.set(ended(rows))
-	return r.collect(rows)
+	return e.runSegments(ctx, r, rows, maxLen, comp, report)
 }
 
-// stepInto steps sess on feed and puts the rows it returns into logits.
-func stepInto(sess Session, feed [][]int, logits [][]float32) error {
-	more, err := sess.Step(feed)
-	for i, l := range more {
-		if l != nil {
-			logits[i] = l
+// batcher is the continuous batcher the engine decodes its trajectories
+// on when it has no Completer: one session of e.Policy, a row per
+// trajectory; a policy whose sessions are not Rows gets a session per
+// trajectory (perSequence).
+func (e *Engine) batcher(maxLen int) *Batcher {
+	first := e.Policy.NewSession(0, maxLen)
+	_, rows := first.(Rows)
+	if !rows {
+		closeSession(first)
+	}
+	open := func() Rows {
+		if !rows {
+			return &perSequence{p: e.Policy, maxLen: maxLen}
 		}
+		s := first
+		if s == nil {
+			s = e.Policy.NewSession(0, maxLen)
+		}
+		first = nil
+		return s.(Rows)
 	}
-	return err
-}
-
-// mergeRows returns the sorted union of two sorted, disjoint row lists.
-func mergeRows(a, b []int) []int {
-	if len(b) == 0 {
-		return a
-	}
-	out := append(slices.Clone(a), b...)
-	slices.Sort(out)
-	return out
+	return NewBatcher(open, e.Policy.Context(), 0)
 }
 
 func (e *Engine) newRunner() (*runner, error) {
@@ -270,6 +258,7 @@ func (e *Engine) newRunner() (*runner, error) {
 		openOut:     tok.Encode(f.ResultOpen(1)),
 		closeOut:    tok.Encode(f.ResultClose()),
 		mark:        tok.Encode(TruncationMark),
+		tools:       make(chan struct{}, runtime.GOMAXPROCS(0)),
 	}
 	r.maxOpen = len(r.openOut)
 	if e.Chat != nil {
@@ -291,9 +280,12 @@ func (e *Engine) newRunner() (*runner, error) {
 	}
 	// Every token but a special one decodes to at least one byte.
 	r.window = max(len(r.closeCode), len(r.closeAnswer)) + 2
-	r.userTurn = e.UserTurn
-	if r.userTurn == nil {
-		r.userTurn = UserTurnText
+	r.userTurn = infallible(e.UserTurn)
+	if e.UserTurn == nil {
+		r.userTurn = infallible(UserTurnText)
+	}
+	if e.turnErr != nil {
+		r.userTurn = e.turnErr
 	}
 	if e.Chat != nil {
 		r.userTurn = nil
@@ -404,33 +396,4 @@ func (r *runner) start(ctx context.Context, tasks []envs.Task) ([]*row, int, err
 		}
 	}
 	return rows, maxLen + r.responseBound(), nil
-}
-
-// feeds collects each generating row's pending tokens; active lists those
-// rows in order.
-func feeds(rows []*row) (feed [][]int, active []int) {
-	feed = make([][]int, len(rows))
-	for i, w := range rows {
-		if w.state == generating && len(w.feed) > 0 {
-			feed[i], w.feed = w.feed, nil
-			active = append(active, i)
-		}
-	}
-	return feed, active
-}
-
-// step draws one token for every active row (dec: on the host or the
-// device) and advances its state.
-func (r *runner) step(dec *decoder, rows []*row, active []int) error {
-	toks, lps, nucs, err := dec.draws(rows, active)
-	if err != nil {
-		return err
-	}
-	for k, i := range active {
-		r.advance(rows[i], toks[k], lps[k])
-		if r.sampler.temperature != 0 && r.sampler.topP < 1 {
-			rows[i].traj.setNucleus(nucs[k])
-		}
-	}
-	return nil
 }

@@ -32,7 +32,11 @@ func (r *runner) promptText(ctx context.Context, task envs.Task) (string, []chat
 // after an assistant turn.
 func (r *runner) renderTurn(c *Chat, msg string) (string, error) {
 	if c == nil {
-		return r.userTurn(msg), nil
+		text, err := r.userTurn(msg)
+		if err != nil {
+			return "", fmt.Errorf("rollout: user turn: %w", err)
+		}
+		return text, nil
 	}
 	text, err := c.UserTurn(msg)
 	if err != nil {

@@ -31,6 +31,9 @@ type stepOnly struct{ s *policy.Session }
 
 func (s stepOnly) Step(feed [][]int) ([][]float32, error) { return s.s.Step(feed) }
 func (s stepOnly) Close()                                 { s.s.Close() }
+func (s stepOnly) Add() int                               { return s.s.Add() }
+func (s stepOnly) Reset(i int)                            { s.s.Reset(i) }
+func (s stepOnly) Size() int                              { return s.s.Size() }
 
 func (p hostPolicy) NewSession(n, maxLen int) Session { return stepOnly{p.m.NewSession(n, maxLen)} }
 

@@ -12,7 +12,7 @@ import (
 // for bit those of the host path, which proves that it draws each row's
 // uniforms in the same order and feeds the same tokens.
 type hostDrawing struct {
-	Session
+	Rows
 	s sampler
 }
 
@@ -22,7 +22,7 @@ func (h hostDrawing) StepSample(feed [][]int, us []float64, temperature, topP fl
 	if temperature != h.s.temperature || topP != h.s.topP {
 		panic("StepSample at another temperature or top_p than the engine's")
 	}
-	logits, err := h.Session.Step(feed)
+	logits, err := h.Rows.Step(feed)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -52,7 +52,7 @@ type drawingPolicy struct {
 }
 
 func (p drawingPolicy) NewSession(n, maxLen int) Session {
-	return hostDrawing{p.Policy.NewSession(n, maxLen), p.s}
+	return hostDrawing{p.Policy.NewSession(n, maxLen).(Rows), p.s}
 }
 
 // TestRunDeviceSessionMatchesHost runs the noisy scripted model, with

@@ -78,11 +78,14 @@ func checkFeeds(t *testing.T, s *scriptSession, i int, tr *Trajectory) {
 	t.Helper()
 	var fed []int
 	for step, feed := range s.feeds {
-		f := feed[i]
-		if step == 0 && !slices.Equal(f, tr.Tokens[:tr.PromptLen]) {
+		var f []int
+		if i < len(feed) {
+			f = feed[i]
+		}
+		if len(fed) == 0 && len(f) > 0 && !slices.Equal(f, tr.Tokens[:tr.PromptLen]) {
 			t.Fatalf("row %d: first feed %v, want the prompt", i, f)
 		}
-		if step > 0 && len(f) > 0 {
+		if len(fed) > 0 && len(f) > 0 {
 			at := len(fed)
 			if tr.Mask[at] != 1 || slices.Contains(tr.Mask[at+1:at+len(f)], 1) {
 				t.Fatalf("row %d step %d: feed of %d tokens is not one sampled token plus a result", i, step, len(f))

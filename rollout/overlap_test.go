@@ -68,17 +68,17 @@ type hookedPolicy struct {
 }
 
 func (c hookedPolicy) NewSession(n, maxLen int) Session {
-	return hookedSession{c.scriptPolicy.NewSession(n, maxLen), c.hook}
+	return hookedSession{c.scriptPolicy.NewSession(n, maxLen).(Rows), c.hook}
 }
 
 type hookedSession struct {
-	Session
+	Rows
 	hook func()
 }
 
 func (s hookedSession) Step(feed [][]int) ([][]float32, error) {
 	defer s.hook()
-	return s.Session.Step(feed)
+	return s.Rows.Step(feed)
 }
 
 func runCounted(t *testing.T, e *Engine, tasks []envs.Task) []*Trajectory {

@@ -23,10 +23,11 @@ type Session interface {
 // DeviceSession is a Session that can draw the next tokens where it
 // computes the logits, bringing back a token and two log-probs per
 // sequence instead of V logits (a *policy.Session on a device backend).
-// The engine decodes on it when CanSampleOnDevice says so, inverting
-// each row's nucleus at the uniform number it would have drawn from the
-// row's stream for the host sampler; Complete and the continuous batcher
-// sample on the host.
+// When CanSampleOnDevice says so, a Batcher over it draws a step's tokens
+// there whenever every row of the step draws with one sampler (each row
+// at the uniform number it would have drawn from its stream for the host
+// sampler), and Complete on it draws there unless the caller needs the
+// logits (CompleteConfig.NeedLogits).
 type DeviceSession interface {
 	Session
 	// CanSampleOnDevice reports whether StepSample runs.

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/artist-rl/artist/envs"
 	"github.com/artist-rl/artist/openai"
@@ -152,24 +153,45 @@ func TestRemoteStopOf(t *testing.T) {
 	}
 }
 
-func TestRemoteFitWithoutTokenizer(t *testing.T) {
-	r := &Remote{Config: Config{MaxResultTokens: 4}}
+// TestTextTokens: a text is cut into as many pieces as the server's
+// tokenizer gives it tokens (one per 4 bytes without one), never inside
+// a rune, and the pieces decode back to it; a result cut to a budget of
+// such tokens keeps a head and a tail around the mark.
+func TestTextTokens(t *testing.T) {
 	cases := []struct {
-		in, want string
-		cut      bool
+		name   string
+		base   Tokenizer
+		text   string
+		pieces int
 	}{
-		{"short", "short", false},
-		{"0123456789abcdef", "0123456789abcdef", false},
-		{"0123456789abcdefXYZ", "01234567" + TruncationMark + "bcdefXYZ", true},
+		{"4 bytes a token", nil, "0123456789abcdefXYZ", 5},
+		{"runes kept whole", nil, "héllo wörld ✓", 5},
+		{"fewer runes than tokens", nil, "✓✓✓✓", 3},
+		{"the server's tokens", taggedTok(), "<code>ab</code>", 4},
+		{"empty", nil, "", 0},
 	}
 	for _, c := range cases {
-		got, cut := r.fit(c.in)
-		if cut != c.cut || got != c.want {
-			t.Errorf("fit(%q) = %q, %v", c.in, got, cut)
-		}
-		if cut && (!strings.HasPrefix(got, "01234567") || !strings.HasSuffix(got, "bcdefXYZ")) {
-			t.Errorf("fit(%q) = %q: want the head and the tail kept", c.in, got)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			tok := newTextTokens(c.base)
+			ids := tok.Encode(c.text)
+			if len(ids) != c.pieces || tok.Decode(ids) != c.text {
+				t.Fatalf("%q: %d pieces decoding to %q, want %d and the text", c.text, len(ids), tok.Decode(ids), c.pieces)
+			}
+			for _, id := range ids {
+				if p := tok.Decode([]int{id}); p == "" || !utf8.ValidString(p) && utf8.ValidString(c.text) {
+					t.Errorf("piece %q: empty or cut inside a rune", p)
+				}
+			}
+		})
+	}
+	tok := newTextTokens(nil)
+	mark := tok.Encode(TruncationMark)
+	got, cut := fitResult(tok.Encode("0123456789abcdefXYZ"), 4, mark)
+	if want := "0123456" + TruncationMark + "fXYZ"; !cut || tok.Decode(got) != want {
+		t.Errorf("cut to 4 tokens: %q (cut %v), want %q", tok.Decode(got), cut, want)
+	}
+	if eos := newTextTokens(eosText{taggedTok()}); eos.Decode([]int{eos.EOS()}) != "<eos>" {
+		t.Error("EOS does not decode to the server tokenizer's EOS text")
 	}
 }
 

@@ -37,9 +37,9 @@ func TestRemoteUserTurnFails(t *testing.T) {
 		wantErr string // "" for success
 	}{
 		{"task turns render", multi, calc, "", ""},
-		{"a task turn fails", multi, calc, "bad", `task "broken": user turn`},
+		{"a task turn fails", multi, calc, "bad", `user turn: template raised (task "broken")`},
 		{"a reply renders", []envs.Task{{ID: "c", Prompt: "a"}}, &echoUsers{replies: 1, max: 5}, "", ""},
-		{"a reply fails", []envs.Task{{ID: "c", Prompt: "a"}}, &echoUsers{replies: 1, max: 5}, "u1:", `task "c": user turn`},
+		{"a reply fails", []envs.Task{{ID: "c", Prompt: "a"}}, &echoUsers{replies: 1, max: 5}, "u1:", `user turn: template raised (task "c"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -42,7 +42,6 @@ type row struct {
 	msgs  []chat.Message // with Engine.Chat: the conversation so far
 	chat  *Chat          // Engine.Chat with the task's tools, or nil
 	err   error          // a turn that could not be rendered; Run fails with it
-	reset bool           // the trajectory split: the session's sequence is emptied before feed
 	drift driftMark      // with Engine.Chat: what the last drift check found (checkTurn)
 }
 
@@ -198,7 +197,7 @@ func (r *runner) collect(rows []*row) ([]*Trajectory, error) {
 	out := make([]*Trajectory, len(rows))
 	for i, w := range rows {
 		if w.err != nil {
-			return nil, fmt.Errorf("%w (sequence %d)", w.err, i)
+			return nil, fmt.Errorf("%w (task %q, sequence %d)", w.err, w.traj.Task.ID, i)
 		}
 		t := w.traj
 		if len(t.NucleusLogProbs) > 0 {

@@ -79,13 +79,21 @@ func TestRunGreedy(t *testing.T) {
 // fixedPolicy always predicts the same distribution.
 type fixedPolicy struct{ logits []float32 }
 
-func (p fixedPolicy) NewSession(n, _ int) Session { return fixedSession{p.logits} }
+func (p fixedPolicy) NewSession(n, _ int) Session { return &fixedSession{p.logits, n} }
 
 func (p fixedPolicy) Context() int { return 0 }
 
-type fixedSession struct{ logits []float32 }
+// fixedSession is Rows of n sequences that all get the same logits.
+type fixedSession struct {
+	logits []float32
+	n      int
+}
 
-func (s fixedSession) Step(feed [][]int) ([][]float32, error) {
+func (s *fixedSession) Add() int  { s.n++; return s.n - 1 }
+func (s *fixedSession) Reset(int) {}
+func (s *fixedSession) Size() int { return s.n }
+
+func (s *fixedSession) Step(feed [][]int) ([][]float32, error) {
 	out := make([][]float32, len(feed))
 	for i, f := range feed {
 		if len(f) > 0 {

@@ -1,15 +1,20 @@
 package rollout
 
-// Trajectories sampled one by one, a segment per request: the engine's
-// path when it decodes through a Completer (rollout servers, or the
-// in-process LocalCompleter that reproduces them).
+// The agent loop: each trajectory sampled on its own, a segment per
+// request to a Completer (rows of the engine's continuous batcher,
+// rollout servers, or the in-process LocalCompleter that reproduces
+// them), its tool calls and user turns run between requests.
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand"
 	"slices"
+	"strings"
 	"sync"
+
+	"github.com/artist-rl/artist/envs"
 )
 
 // Completer continues one trajectory segment: a completions server's work
@@ -67,9 +72,21 @@ func (c LocalRows) Complete(ctx context.Context, req SegmentRequest) (Completion
 // whose prompt extends what the session holds feeds only the new tokens
 // (the last sampled one, a tool result, a user turn), as the batched
 // engine does; any other starts a new session.
+//
+// The row's session starts at once (on a Batcher: rows opened one after
+// another take the batch's sequences in that order). Until its first
+// request a batch's steps wait for it, as for any row that is not paused
+// (Pause).
 func (c LocalRows) OpenRow(maxLen int) (Completer, func()) {
-	r := &localRow{c: LocalCompleter(c), maxLen: maxLen}
+	r := &localRow{c: LocalCompleter(c), maxLen: maxLen, sess: c.Policy.NewSession(1, maxLen)}
 	return r, r.close
+}
+
+// Pause pauses the row's session, when it can pause (a batch row).
+func (r *localRow) Pause() {
+	if p, ok := r.sess.(pauser); ok {
+		p.Pause()
+	}
 }
 
 // localRow is LocalCompleter's row: sess holds held, every token of the
@@ -83,9 +100,12 @@ type localRow struct {
 
 func (r *localRow) Complete(ctx context.Context, req SegmentRequest) (Completion, error) {
 	feed := req.Prompt
-	if r.sess != nil && len(r.held) < len(feed) && slices.Equal(r.held, feed[:len(r.held)]) {
+	switch rs, ok := r.sess.(restarter); {
+	case r.sess != nil && len(r.held) < len(feed) && slices.Equal(r.held, feed[:len(r.held)]):
 		feed = feed[len(r.held):]
-	} else {
+	case ok && len(req.Prompt)+req.Config.MaxTokens <= r.maxLen:
+		rs.Restart() // a trajectory split into a new sequence: same row, emptied
+	default:
 		r.close()
 		r.sess = r.c.Policy.NewSession(1, max(r.maxLen, len(req.Prompt)+req.Config.MaxTokens))
 	}
@@ -100,6 +120,10 @@ func (r *localRow) Complete(ctx context.Context, req SegmentRequest) (Completion
 	}
 	return comp, nil
 }
+
+// restarter is a session of one sequence that can empty it and keep its
+// place (*BatchRow).
+type restarter interface{ Restart() }
 
 // pauser is a session that can say it will not step for a while
 // (*BatchRow).
@@ -122,43 +146,56 @@ func SegmentSeed(seed int64, k int) int64 {
 	return int64((z ^ (z >> 31)) >> 1)
 }
 
-// runSegments is Run through e.Completer: each trajectory is sampled on
-// its own (at most e.Parallel at once; 0 means all), request by request.
+// runSegments is Run through comp (e.Completer, or LocalRows over the
+// engine's own Batcher): each trajectory is sampled on its own (at most
+// e.Parallel at once; 0 means all), request by request.
 // A request continues the trajectory's tokens with the rest of the
 // response budget and the format's stop strings (Format.StopStrings); its
-// tokens go through the row's state machine one by one, exactly as the
-// batched path feeds them, and the tokens after the one that paused or
-// ended the row are dropped. Tool calls and user replies run between
-// requests, in the trajectory's goroutine. Request k of a trajectory
-// samples from SegmentSeed(seed, k), seed its Streams.Trajectory, which is
-// the stream the batched path draws its segment k from: the trajectories
+// tokens go through the row's state machine one by one, and the tokens
+// after the one that paused or ended the row are dropped. Tool calls and
+// user replies run between requests, in the trajectory's goroutine, while
+// the other trajectories decode. Request k of a trajectory samples from
+// SegmentSeed(seed, k), seed its Streams.Trajectory: the trajectories
 // depend on the Streams alone, not on timing, on which server answered,
-// or on whether they decode here or in the batched path. (The two part
-// only if a request stops at a stop string where the row does not pause;
-// Format.StopStrings are the row's pause tags, so they do not.)
+// or on how requests were batched. (Format.StopStrings are the row's
+// pause tags, so a request never stops where the row goes on.)
 //
 // With a RowOpener each trajectory's requests go to a row of its own,
-// which holds at most maxLen tokens.
-func (e *Engine) runSegments(ctx context.Context, r *runner, rows []*row, maxLen int, report *reporter) ([]*Trajectory, error) {
+// which holds at most maxLen tokens; the rows are opened in trajectory
+// order before any request, so row i of a Batcher is trajectory i.
+func (e *Engine) runSegments(ctx context.Context, r *runner, rows []*row, maxLen int, comp Completer, report *reporter) ([]*Trajectory, error) {
 	workers := e.Parallel
 	if workers <= 0 || workers > len(rows) {
 		workers = len(rows)
 	}
+	comps := make([]Completer, len(rows))
+	for i := range comps {
+		comps[i] = comp
+	}
+	if o, ok := comp.(RowOpener); ok {
+		for i := range comps {
+			c, release := o.OpenRow(maxLen)
+			defer release()
+			comps[i] = c
+			if p, ok := c.(pauser); ok && i >= workers {
+				p.Pause() // it waits for a worker: the batch does not wait for it
+			}
+		}
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
-		wg       sync.WaitGroup
-		once     sync.Once
-		firstErr error
-		next     = make(chan int)
+		wg   sync.WaitGroup
+		errs = make([]error, len(rows))
+		next = make(chan int)
 	)
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				if err := r.runRow(ctx, rows[i], maxLen); err != nil {
-					once.Do(func() { firstErr = fmt.Errorf("rollout: sequence %d: %w", i, err); cancel() })
+				if errs[i] = r.runRow(ctx, rows[i], comps[i]); errs[i] != nil {
+					cancel()
 					continue
 				}
 				report.add()
@@ -173,8 +210,8 @@ func (e *Engine) runSegments(ctx context.Context, r *runner, rows []*row, maxLen
 	}
 	close(next)
 	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
+	if err := rowError(errs); err != nil {
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("rollout: %w", err)
@@ -182,31 +219,65 @@ func (e *Engine) runSegments(ctx context.Context, r *runner, rows []*row, maxLen
 	return r.collect(rows)
 }
 
-// runRow drives one row to its end through the engine's Completer (a row
-// of it, for a RowOpener).
-func (r *runner) runRow(ctx context.Context, w *row, maxLen int) error {
-	comp := r.e.Completer
-	if o, ok := comp.(RowOpener); ok {
-		c, release := o.OpenRow(maxLen)
-		defer release()
-		comp = c
+// call runs the row's pending call once fewer than r.tools calls of the
+// run are running (tools may be compute: the code sandbox).
+func (r *runner) call(ctx context.Context, w *row) envs.Result {
+	select {
+	case r.tools <- struct{}{}:
+		defer func() { <-r.tools }()
+	case <-ctx.Done():
+		return envs.Result{Status: envs.StatusError, Output: "error: canceled", Error: ctx.Err().Error()}
 	}
-	seed := w.seed
+	return w.loop.call(ctx, w.code)
+}
+
+// rowError is the error that ended the rollout: that of the first
+// trajectory that failed of itself, not because another's failure
+// cancelled it (the first cancelled one when all were).
+func rowError(errs []error) error {
+	var cancelled error
+	for i, err := range errs {
+		switch {
+		case err == nil:
+		case !errors.Is(err, context.Canceled):
+			return &seqError{i, err}
+		case cancelled == nil:
+			cancelled = &seqError{i, err}
+		}
+	}
+	return cancelled
+}
+
+// seqError is the error that ended trajectory i's rollout.
+type seqError struct {
+	i   int
+	err error
+}
+
+func (e *seqError) Error() string {
+	return fmt.Sprintf("rollout: sequence %d: %s", e.i, strings.TrimPrefix(e.err.Error(), "rollout: "))
+}
+
+func (e *seqError) Unwrap() error { return e.err }
+
+// runRow drives one row to its end through comp.
+func (r *runner) runRow(ctx context.Context, w *row, comp Completer) error {
 	stops := r.e.Format.StopStrings()
+	nucleus := r.cfg.Temperature != 0 && r.cfg.TopP < 1
 	for k := 0; w.state != done; {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		switch w.state {
 		case calling:
-			r.apply(w, w.loop.call(ctx, w.code))
+			r.apply(w, r.call(ctx, w))
 			continue
 		case replying:
 			msg, ended := w.loop.reply(ctx, w.said)
 			r.applyReply(w, msg, ended)
 			continue
 		}
-		req := SegmentRequest{Prompt: w.traj.Tokens, Seed: SegmentSeed(seed, k), Config: CompleteConfig{
+		req := SegmentRequest{Prompt: w.traj.Tokens, Seed: SegmentSeed(w.seed, k), Config: CompleteConfig{
 			MaxTokens: r.cfg.MaxResponseTokens - w.model, Temperature: r.cfg.Temperature, TopP: r.cfg.TopP, Stop: stops}}
 		k++
 		c, err := comp.Complete(ctx, req)
@@ -218,6 +289,9 @@ func (r *runner) runRow(ctx context.Context, w *row, maxLen int) error {
 		}
 		for j, tok := range c.Tokens {
 			r.advance(w, tok, c.LogProbs[j])
+			if nucleus && len(c.NucleusLogProbs) == len(c.Tokens) {
+				w.traj.setNucleus(c.NucleusLogProbs[j])
+			}
 			if w.state != generating {
 				break
 			}

@@ -68,6 +68,7 @@ func (s *Server) modelGen(ctx context.Context, req genRequest, emit func(string,
 	var acc strings.Builder
 	sent := 0
 	cfg := req.cfg
+	cfg.NeedLogits = req.top > 0 // else the batch may draw on the device
 	cfg.OnToken = func(id int, logp float32, logits []float32) {
 		s.gate.wait(ctx) // a pause holds the request here; a cancelled ctx ends it at the next token
 		t := sampled{id: id, logp: logp}

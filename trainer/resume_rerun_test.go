@@ -234,7 +234,7 @@ func TestResumeDiff(t *testing.T) {
 		{"one reward weight", []string{"reward.weights.answer=2"}, []string{"reward.weights.answer: run has 1, config says 2"}},
 		{"a list on one line", []string{"rollout.servers=[http://a:1,http://b:2]"},
 			[]string{`rollout.servers: run has (unset), config says ["http://a:1","http://b:2"]`}},
-		{"batching", []string{"rollout.batching=continuous"}, []string{"rollout.batching: run has lockstep, config says continuous"}},
+		{"batching", []string{"rollout.batching=lockstep"}, []string{"rollout.batching: run has continuous, config says lockstep"}},
 		{"compute dtype", []string{"model.compute_dtype=bf16"}, []string{"model.compute_dtype: run has f32, config says bf16"}},
 	}
 	for _, c := range cases {

@@ -154,19 +154,14 @@ func (r *Run) push(ctx context.Context, dir string, step int, sha string) error 
 }
 
 // rolloutEngine is the engine of the training rollouts: r.Engine, through
-// the servers when the run has them, else on a continuous batcher over
-// r.Model with rollout.batching: continuous. Each samples the same
-// trajectories from the same streams (rollout.Streams).
+// the servers when the run has them, else on the engine's continuous
+// batcher over r.Model. Both sample the same trajectories from the same
+// streams (rollout.Streams).
 func (r *Run) rolloutEngine(rc rollout.Config) *rollout.Engine {
 	e := r.Engine(rc)
 	e.Progress = r.stepBar.hook() // nil off a terminal
-	switch {
-	case r.servers != nil:
+	if r.servers != nil {
 		e.Completer = r.servers.fleet
-	case rc.Batching == rollout.BatchContinuous:
-		m := r.Model
-		b := rollout.NewBatcher(func() rollout.Rows { return m.NewSession(0, m.Context()) }, m.Context(), m.Config.VocabSize)
-		e.Completer = rollout.LocalRows{Policy: b.Policy(context.Background()), Tokenizer: r.Tok}
 	}
 	return e
 }
