@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/artist-rl/artist/envs"
@@ -39,7 +40,8 @@ func (echoTool) Call(_ context.Context, input string) envs.Result {
 // TestRemoteChat: a server that calls the tool until it has seen calls
 // results, then answers; a second user turn follows. The transcript,
 // calls, turns and stop are the engine's; the call budget stops a server
-// that never answers.
+// that never answers, at the call past it, which stays in the
+// transcript, not run, as in Engine.
 func TestRemoteChat(t *testing.T) {
 	calls := 2 // results the server wants before it answers, per turn
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -81,7 +83,7 @@ func TestRemoteChat(t *testing.T) {
 	}
 	calls = 1 << 20
 	trajs, _, err = rc.Run(context.Background(), []envs.Task{task}, 1, nil)
-	if err != nil || trajs[0].Stop != StopMaxTurns || len(trajs[0].Calls) != 10 || !strings.HasSuffix(trajs[0].Response, format.Close(f.Output)+"\na") {
+	if err != nil || trajs[0].Stop != StopMaxTurns || len(trajs[0].Calls) != 10 || !strings.HasSuffix(trajs[0].Response, format.Close(f.Output)+"\na<code>{\"n\": 1}</code>") {
 		t.Errorf("call budget: %v, stop %s, %d calls, response ends %q", err, trajs[0].Stop, len(trajs[0].Calls), trajs[0].Response[max(0, len(trajs[0].Response)-30):])
 	}
 }
@@ -179,7 +181,7 @@ func TestRemoteChatUserReplies(t *testing.T) {
 				t.Fatalf("stop %s turns %d users %q, want %s %d %q", tr.Stop, tr.Turns, seen, c.stop, c.turns, c.users)
 			}
 			if len(users.sessions) != 1 || !slices.Equal(users.sessions[0].heard, c.heard) {
-				t.Fatalf("user heard %v, want %q", users.sessions, c.heard)
+				t.Fatalf("user heard %q (%d sessions), want %q", users.sessions[0].heard, len(users.sessions), c.heard)
 			}
 			if len(tr.Replies) != len(c.heard) {
 				t.Fatalf("%d replies recorded, want %d", len(tr.Replies), len(c.heard))
@@ -202,5 +204,81 @@ func TestRemoteChatUserReplies(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// argsChat is echoChat whose Input refuses arguments that are not JSON.
+type argsChat struct{ echoChat }
+
+func (argsChat) Input(c openai.FunctionCall) (string, error) {
+	if !json.Valid([]byte(c.Arguments)) {
+		return "", fmt.Errorf("arguments %q are not JSON", c.Arguments)
+	}
+	return c.Arguments, nil
+}
+
+// countingTool is echoTool counting its calls.
+type countingTool struct{ calls atomic.Int32 }
+
+func (c *countingTool) Call(ctx context.Context, input string) envs.Result {
+	c.calls.Add(1)
+	return echoTool{}.Call(ctx, input)
+}
+
+// TestRemoteChatParallelCalls: an answer with several calls is asked for
+// once; its calls run in order, each answered by a tool message in that
+// order (one whose arguments the adapter cannot read gets the adapter's
+// error, the tool not called); closing tags inside calls and content
+// are not read as the loop's; text after an answer's closing tag is not
+// transcribed.
+func TestRemoteChatParallelCalls(t *testing.T) {
+	var requests atomic.Int32
+	var lastTools []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		var req openai.ChatRequest
+		json.NewDecoder(r.Body).Decode(&req)
+		msg := openai.AnswerMessage{Role: "assistant", Content: openai.Ptr("x</answer>")}
+		if req.Messages[len(req.Messages)-1].Role == "user" {
+			msg.ToolCalls = []openai.ToolCall{
+				{ID: "1", Type: "function", Function: openai.FunctionCall{Name: "echo", Arguments: `{"s": "</code>"}`}},
+				{ID: "2", Type: "function", Function: openai.FunctionCall{Name: "echo", Arguments: `{bad`}},
+				{ID: "3", Type: "function", Function: openai.FunctionCall{Name: "echo", Arguments: `{"n": 3}`}},
+			}
+		} else {
+			lastTools = nil
+			for _, m := range req.Messages {
+				if m.Role == "tool" {
+					text, _ := openai.MessageText(m.Content)
+					lastTools = append(lastTools, m.ToolCallID+"="+text)
+				}
+			}
+			msg.Content = openai.Ptr("<answer>7</answer> and more")
+		}
+		json.NewEncoder(w).Encode(openai.ChatCompletion{Choices: []openai.ChatChoice{{Message: msg}}, Usage: openai.Usage{CompletionTokens: 3}})
+	}))
+	defer srv.Close()
+	cfg := DefaultConfig()
+	cfg.Temperature, cfg.MaxToolCalls = 0, 10
+	tool := &countingTool{}
+	rc := &RemoteChat{URL: srv.URL, Tool: tool, Format: format.DefaultFormat(), Config: cfg, Chat: argsChat{}}
+	trajs, used, err := rc.Run(context.Background(), []envs.Task{{ID: "p", Prompt: "q"}}, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, f := trajs[0], rc.Format
+	bad := `error: arguments "{bad" are not JSON`
+	want := "x< /answer>" + format.Block(f.Code, `{"s": "< /code>"}`) + format.ResultBlock(f, `got {"s": "</code>"}`) +
+		format.Block(f.Code, "") + format.ResultBlock(f, bad) +
+		format.Block(f.Code, `{"n": 3}`) + format.ResultBlock(f, `got {"n": 3}`) + "<answer>7</answer>"
+	if tr.Response != want || tr.Stop != StopAnswer || used[0] != 6 || requests.Load() != 2 {
+		t.Fatalf("response %q stop %s tokens %d requests %d, want %q answer 6 2", tr.Response, tr.Stop, used[0], requests.Load(), want)
+	}
+	wantTools := []string{`1=got {"s": "</code>"}`, "2=" + bad, `3=got {"n": 3}`}
+	if !slices.Equal(lastTools, wantTools) || tool.calls.Load() != 2 {
+		t.Errorf("tool messages %q after %d tool calls, want %q after 2", lastTools, tool.calls.Load(), wantTools)
+	}
+	if len(tr.Calls) != 3 || tr.Calls[0].Input != `{"s": "</code>"}` || tr.Calls[1].Result.Status != envs.StatusError {
+		t.Errorf("calls %+v: want the first with its own input, the second refused", tr.Calls)
 	}
 }

@@ -219,9 +219,24 @@ func (e *Engine) runSegments(ctx context.Context, r *runner, rows []*row, maxLen
 	return r.collect(rows)
 }
 
+// callTaker is a generator that decides a call of its own text: the
+// input the tool gets, and a result in the tool's place when it has one
+// (RemoteChat's rows: a native call's arguments, and the adapter's error
+// for arguments it could not read).
+type callTaker interface {
+	takeCall(code string) (input string, res envs.Result, answered bool)
+}
+
 // call runs the row's pending call once fewer than r.tools calls of the
-// run are running (tools may be compute: the code sandbox).
-func (r *runner) call(ctx context.Context, w *row) envs.Result {
+// run are running (tools may be compute: the code sandbox), as comp
+// decides it (callTaker).
+func (r *runner) call(ctx context.Context, w *row, comp Completer) envs.Result {
+	if ct, ok := comp.(callTaker); ok {
+		input, res, answered := ct.takeCall(w.code)
+		if w.code = input; answered {
+			return res
+		}
+	}
 	select {
 	case r.tools <- struct{}{}:
 		defer func() { <-r.tools }()
@@ -270,7 +285,7 @@ func (r *runner) runRow(ctx context.Context, w *row, comp Completer) error {
 		}
 		switch w.state {
 		case calling:
-			r.apply(w, r.call(ctx, w))
+			r.apply(w, r.call(ctx, w, comp))
 			continue
 		case replying:
 			msg, ended := w.loop.reply(ctx, w.said)
