@@ -104,10 +104,21 @@ func openArtPrompt(c Config, e library.Embedder) (*ArtPrompt, error) {
 }
 
 // setupArtPrompt opens the run's demonstration step once its model and
-// tokenizer are built: embed selection embeds with them.
+// tokenizer are built: embed selection embeds with the run's model
+// (runEmbedder), the one a resume loads included.
 func (r *Run) setupArtPrompt() (err error) {
-	r.art, err = openArtPrompt(r.Cfg, PolicyEmbedder{Model: r.Model, Tokenizer: r.Tok})
+	r.art, err = openArtPrompt(r.Cfg, runEmbedder{r})
 	return err
+}
+
+// runEmbedder is PolicyEmbedder over whatever model the run holds at each
+// call: a resume replaces Setup's model with the checkpoint's, and the
+// demonstrations must be embedded by the weights that train.
+type runEmbedder struct{ r *Run }
+
+// Embed is PolicyEmbedder's, with the run's current model.
+func (e runEmbedder) Embed(ctx context.Context, text string) ([]float32, error) {
+	return PolicyEmbedder{Model: e.r.Model, Tokenizer: e.r.Tok}.Embed(ctx, text)
 }
 
 // reembed has an embedding selection embed the library again with the

@@ -93,3 +93,31 @@ func TestPolicyEmbedderSelects(t *testing.T) {
 		t.Errorf("%d demonstrations before the task, want 2", got)
 	}
 }
+
+// TestRunEmbedderFollowsTheModel: the run's embedder embeds with the
+// model the run holds at each call, so a resume, which replaces Setup's
+// model with the checkpoint's, embeds with the weights that train.
+func TestRunEmbedderFollowsTheModel(t *testing.T) {
+	cfg := tinyConfig(t, t.TempDir())
+	cfg.WarmStart.Steps, cfg.GRPO.Steps = 0, 0
+	r, err := Setup(context.Background(), cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ctx, text := context.Background(), "Ann has 12 apples and buys 30 more."
+	vec := noErr[[]float32](t)
+	e := runEmbedder{r}
+	before := vec(e.Embed(ctx, text))
+	other := r.Model.Clone()
+	for _, p := range other.Params {
+		for i := range p.Data {
+			p.Data[i] *= 1.5
+		}
+	}
+	r.Model = other
+	want := vec(PolicyEmbedder{Model: other, Tokenizer: r.Tok}.Embed(ctx, text))
+	if got := vec(e.Embed(ctx, text)); !reflect.DeepEqual(got, want) || reflect.DeepEqual(got, before) {
+		t.Error("the run's embedder did not embed with the model the run now holds")
+	}
+}
