@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand"
 	"reflect"
+	"sync/atomic"
 	"testing"
 )
 
@@ -13,7 +14,8 @@ import (
 // uniforms in the same order and feeds the same tokens.
 type hostDrawing struct {
 	Rows
-	s sampler
+	s     sampler
+	draws *atomic.Int32 // StepSample calls
 }
 
 func (h hostDrawing) CanSampleOnDevice() bool { return true }
@@ -22,6 +24,7 @@ func (h hostDrawing) StepSample(feed [][]int, us []float64, temperature, topP fl
 	if temperature != h.s.temperature || topP != h.s.topP {
 		panic("StepSample at another temperature or top_p than the engine's")
 	}
+	h.draws.Add(1)
 	logits, err := h.Rows.Step(feed)
 	if err != nil {
 		return nil, nil, nil, err
@@ -48,11 +51,12 @@ var _ DeviceSession = hostDrawing{}
 // drawingPolicy makes every session of Policy a hostDrawing.
 type drawingPolicy struct {
 	Policy
-	s sampler
+	s     sampler
+	draws *atomic.Int32
 }
 
 func (p drawingPolicy) NewSession(n, maxLen int) Session {
-	return hostDrawing{p.Policy.NewSession(n, maxLen).(Rows), p.s}
+	return hostDrawing{p.Policy.NewSession(n, maxLen).(Rows), p.s, p.draws}
 }
 
 // TestRunDeviceSessionMatchesHost runs the noisy scripted model, with
@@ -69,13 +73,17 @@ func TestRunDeviceSessionMatchesHost(t *testing.T) {
 			e, p := noisy(taggedTok(), 9, edit)
 			want := run(t, e, p, twoTasks, 7)
 			e, p = noisy(taggedTok(), 9, edit)
-			e.Policy = drawingPolicy{p, sampler{c.temp, c.topP}}
+			var draws atomic.Int32
+			e.Policy = drawingPolicy{p, sampler{c.temp, c.topP}, &draws}
 			got, err := e.Run(context.Background(), twoTasks, rand.New(rand.NewSource(7)))
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(got, want) {
 				t.Fatal("the device path gave other trajectories than the host path")
+			}
+			if draws.Load() == 0 {
+				t.Fatal("no step drew on the device")
 			}
 			calls := 0
 			for _, tr := range got {
