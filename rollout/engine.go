@@ -80,6 +80,20 @@ type Engine struct {
 	Progress func(done, total int)
 }
 
+// userTurn is how the runner renders later user messages without a chat
+// template: turnErr, else UserTurn, else UserTurnText; nil with Chat.
+func (e *Engine) userTurn() func(string) (string, error) {
+	switch {
+	case e.Chat != nil:
+		return nil
+	case e.turnErr != nil:
+		return e.turnErr
+	case e.UserTurn != nil:
+		return infallible(e.UserTurn)
+	}
+	return infallible(UserTurnText)
+}
+
 // infallible adapts a renderer that cannot fail.
 func infallible(render func(string) string) func(string) (string, error) {
 	return func(msg string) (string, error) { return render(msg), nil }
@@ -280,16 +294,7 @@ func (e *Engine) newRunner() (*runner, error) {
 	}
 	// Every token but a special one decodes to at least one byte.
 	r.window = max(len(r.closeCode), len(r.closeAnswer)) + 2
-	r.userTurn = infallible(e.UserTurn)
-	if e.UserTurn == nil {
-		r.userTurn = infallible(UserTurnText)
-	}
-	if e.turnErr != nil {
-		r.userTurn = e.turnErr
-	}
-	if e.Chat != nil {
-		r.userTurn = nil
-	}
+	r.userTurn = e.userTurn()
 	if ut, ok := userTool(e.Tool); ok {
 		r.maxReplies = ut.MaxReplies()
 		empty, err := r.renderTurn(e.Chat, "")
