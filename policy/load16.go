@@ -50,18 +50,10 @@ func (f *stFile) readBF16(name string, e stEntry, dst []uint16) error {
 	if e.DType != "BF16" {
 		return fmt.Errorf("%s: tensor %q has dtype %s: want BF16", f.path, name, e.DType)
 	}
-	total := e.Offsets[1] - e.Offsets[0]
-	buf := f.chunk(total)
-	for off := int64(0); off < total; {
-		b := buf[:min(int64(len(buf)), total-off)]
-		if _, err := f.r.ReadAt(b, f.base+e.Offsets[0]+off); err != nil {
-			return fmt.Errorf("%s: tensor %q: %w", f.path, name, err)
-		}
+	return f.chunks(name, e, func(off int64, b []byte) {
 		out := dst[off/2:]
 		for i := range len(b) / 2 {
 			out[i] = binary.LittleEndian.Uint16(b[2*i:])
 		}
-		off += int64(len(b))
-	}
-	return nil
+	})
 }

@@ -136,6 +136,12 @@ func (f *stFile) read(name string, e stEntry, dst []float32) error {
 	if e.DType != "F32" && e.DType != "F16" && e.DType != "BF16" {
 		return fmt.Errorf("%s: tensor %q has dtype %s: want F32, F16 or BF16", f.path, name, e.DType)
 	}
+	return f.chunks(name, e, func(off int64, b []byte) { decodeFloats(dst[off/size:], b, e.DType) })
+}
+
+// chunks reads the bytes of tensor e through f's read buffer and hands
+// each chunk to use with its offset in the tensor's data.
+func (f *stFile) chunks(name string, e stEntry, use func(off int64, b []byte)) error {
 	total := e.Offsets[1] - e.Offsets[0]
 	buf := f.chunk(total)
 	for off := int64(0); off < total; {
@@ -143,7 +149,7 @@ func (f *stFile) read(name string, e stEntry, dst []float32) error {
 		if _, err := f.r.ReadAt(b, f.base+e.Offsets[0]+off); err != nil {
 			return fmt.Errorf("%s: tensor %q: %w", f.path, name, err)
 		}
-		decodeFloats(dst[off/size:], b, e.DType)
+		use(off, b)
 		off += int64(len(b))
 	}
 	return nil

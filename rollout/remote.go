@@ -97,22 +97,29 @@ func (r *Remote) Run(ctx context.Context, tasks []envs.Task, k int, rng *rand.Ra
 	}
 	comp := &textCompleter{r: r, tok: newTextTokens(r.Tokenizer),
 		client: &openai.Client{URL: r.URL, HTTP: r.Client, Timeout: r.Timeout, Retries: r.Retries}}
-	cfg := r.Config
-	cfg.GroupSize = k
-	par := r.Parallel
-	if par <= 0 {
-		par = 8
-	}
-	e := &Engine{Tokenizer: comp.tok, Tool: r.Tool, Format: r.Format, Config: cfg, Prompt: r.Prompt,
-		Completer: comp, Parallel: par, turnErr: r.UserTurn}
-	trajs, err := e.RunStreams(ctx, tasks, StreamsFrom(rng))
+	e := &Engine{Tokenizer: comp.tok, Tool: r.Tool, Format: r.Format, Config: r.Config, Prompt: r.Prompt,
+		Completer: comp, Parallel: r.Parallel, turnErr: r.UserTurn}
+	trajs, err := runText(ctx, e, tasks, k, rng)
 	if err != nil {
 		return nil, nil, err
 	}
+	return trajs, comp.used, nil
+}
+
+// runText runs e, an engine over a server's text (Remote, RemoteChat), on
+// k trajectories per task (at most e.Parallel at once, 8 when 0) and
+// empties the trajectories' token fields: their tokens are pieces of
+// text, not the server's.
+func runText(ctx context.Context, e *Engine, tasks []envs.Task, k int, rng *rand.Rand) ([]*Trajectory, error) {
+	e.Config.GroupSize = k
+	if e.Parallel <= 0 {
+		e.Parallel = 8
+	}
+	trajs, err := e.RunStreams(ctx, tasks, StreamsFrom(rng))
 	for _, t := range trajs {
 		t.Tokens, t.Kinds, t.Mask, t.LogProbs, t.NucleusLogProbs, t.PromptLen = nil, nil, nil, nil, nil, 0
 	}
-	return trajs, comp.used, nil
+	return trajs, err
 }
 
 // textCompleter is Remote's generator: a segment's prompt goes to the

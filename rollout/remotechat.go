@@ -91,21 +91,14 @@ func (r *RemoteChat) Run(ctx context.Context, tasks []envs.Task, k int, rng *ran
 	f.Style = format.StyleTags // the transcript's tags, whatever the family's style
 	comp := &chatCompleter{r: r, f: f, tok: newTextTokens(nil), tasks: tasks, k: k,
 		client: &openai.Client{URL: r.URL, HTTP: r.Client, Timeout: r.Timeout, Retries: r.Retries, APIKey: r.APIKey}}
-	cfg := r.Config
-	cfg.GroupSize = k
-	par := r.Parallel
-	if par <= 0 {
-		par = 8
-	}
-	e := &Engine{Tokenizer: comp.tok, Tool: r.Tool, Format: f, Config: cfg, Completer: comp, Parallel: par}
-	trajs, err := e.RunStreams(ctx, tasks, StreamsFrom(rng))
+	e := &Engine{Tokenizer: comp.tok, Tool: r.Tool, Format: f, Config: r.Config, Completer: comp, Parallel: r.Parallel}
+	trajs, err := runText(ctx, e, tasks, k, rng)
 	if err != nil {
 		return nil, nil, err
 	}
 	used := make([]int, len(comp.rows))
-	for i, t := range trajs {
-		t.Tokens, t.Kinds, t.Mask, t.LogProbs, t.NucleusLogProbs, t.PromptLen = nil, nil, nil, nil, nil, 0
-		used[i] = comp.rows[i].used
+	for i, w := range comp.rows {
+		used[i] = w.used
 	}
 	return trajs, used, nil
 }
