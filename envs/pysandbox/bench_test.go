@@ -131,12 +131,14 @@ func subprocessCall() error {
 }
 
 // BenchmarkVersus measures in one run, two calls at a time, the pool's
-// default calls (each in a fresh runner), python3 -c per call
-// (BenchmarkSubprocess) and the Go sandbox's pool of two workers on the
-// same program (as envs/sandbox's BenchmarkPool does). The three take
-// turns, ten calls each, so that a change in the machine's load falls on
-// all. It reports each median latency, how many times python3 -c's
-// median each pool's is (x-python for this pool, x-go for the Go
+// default calls (each in a fresh runner of a plain worker, as the program
+// names no library), the same calls with every call in a full worker
+// (py-full), python3 -c per call (BenchmarkSubprocess) and the Go
+// sandbox's pool of two workers on the same program (as envs/sandbox's
+// BenchmarkPool does). The four take turns, ten calls each, so that a
+// change in the machine's load falls on all. It reports each median
+// latency, how many times python3 -c's median each pool's is (x-python
+// for this pool, x-python-full with full workers only, x-go for the Go
 // sandbox's) and each one's throughput, calls a second with two callers
 // that call back to back: with every core busy, a call's median latency
 // is about the processor time it costs, work off its critical path (the
@@ -145,6 +147,8 @@ func BenchmarkVersus(b *testing.B) {
 	cfg := DefaultConfig()
 	cfg.Limits.Workers = 2
 	py := newSandbox(b, cfg)
+	cfg.fullOnly = true
+	full := newSandbox(b, cfg)
 	gocfg := sandbox.DefaultConfig()
 	gocfg.Workers = 2
 	gosb, err := sandbox.New(gocfg)
@@ -152,11 +156,47 @@ func BenchmarkVersus(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer gosb.Close()
-	contenders := []func() error{
+	p50 := versus(b, 10, []func() error{
 		func() error { return callOutput(py.Call(context.Background(), benchProgram)) },
+		func() error { return callOutput(full.Call(context.Background(), benchProgram)) },
 		subprocessCall,
 		func() error { return callOutput(gosb.Call(context.Background(), "fmt.Println(4821 * 37)")) },
-	}
+	}, "py", "py-full", "python3-c", "go")
+	b.ReportMetric(p50[2]/p50[0], "x-python")
+	b.ReportMetric(p50[2]/p50[1], "x-python-full")
+	b.ReportMetric(p50[2]/p50[3], "x-go")
+}
+
+// BenchmarkVersusSympy measures as BenchmarkVersus does a program that
+// uses sympy, which runs in a full worker, against python3 -c, which
+// imports sympy for every call: x-python.
+func BenchmarkVersusSympy(b *testing.B) {
+	cfg := DefaultConfig()
+	cfg.Limits.Workers = 2
+	py := newSandbox(b, cfg)
+	const program, want = "import sympy\nx = sympy.Symbol('x')\nprint(sympy.factor(x**2 - 1))", "(x - 1)*(x + 1)\n"
+	p50 := versus(b, 2, []func() error{
+		func() error {
+			if r := py.Call(context.Background(), program); r.Output != want {
+				return fmt.Errorf("call: %+v", r)
+			}
+			return nil
+		},
+		func() error {
+			out, err := exec.Command(DefaultRuntime().Interpreter, "-c", program).Output()
+			if err == nil && string(out) != want {
+				err = fmt.Errorf("output %q, want %q", out, want)
+			}
+			return err
+		},
+	}, "py", "python3-c")
+	b.ReportMetric(p50[1]/p50[0], "x-python")
+}
+
+// versus runs b.N calls of each contender, two at a time, the contenders
+// taking turns of turn calls each, and reports each one's median latency
+// (NAME-p50-ms) and throughput (NAME-calls/s); it returns the medians.
+func versus(b *testing.B, turn int, contenders []func() error, names ...string) []float64 {
 	for _, call := range contenders { // start the workers before timing
 		if _, _, err := runClients(2, call); err != nil {
 			b.Fatal(err)
@@ -165,9 +205,9 @@ func BenchmarkVersus(b *testing.B) {
 	lat := make([][]time.Duration, len(contenders))
 	busy := make([]time.Duration, len(contenders))
 	b.ResetTimer()
-	for done := 0; done < b.N; done += 10 {
+	for done := 0; done < b.N; done += turn {
 		for i, call := range contenders {
-			l, elapsed, err := runClients(min(10, b.N-done), call)
+			l, elapsed, err := runClients(min(turn, b.N-done), call)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -180,15 +220,10 @@ func BenchmarkVersus(b *testing.B) {
 	for i, l := range lat {
 		slices.Sort(l)
 		p50[i] = ms(percentile(l, 50))
+		b.ReportMetric(p50[i], names[i]+"-p50-ms")
+		b.ReportMetric(float64(len(l))/busy[i].Seconds(), names[i]+"-calls/s")
 	}
-	b.ReportMetric(p50[0], "py-p50-ms")
-	b.ReportMetric(p50[1], "python3-c-p50-ms")
-	b.ReportMetric(p50[2], "go-p50-ms")
-	b.ReportMetric(p50[1]/p50[0], "x-python")
-	b.ReportMetric(p50[1]/p50[2], "x-go")
-	for i, name := range []string{"py", "python3-c", "go"} {
-		b.ReportMetric(float64(len(lat[i]))/busy[i].Seconds(), name+"-calls/s")
-	}
+	return p50
 }
 
 // callOutput checks a call's result against benchOutput.

@@ -47,9 +47,26 @@
 // imported, so no call sees what another left (globals, changed modules,
 // files). The driver reads the runner's standard output and error,
 // enforces the wall deadline and the output limit, and kills and reaps
-// the runner; a spare runner is forked after each call, after the reply,
-// and readies itself (streams, filter, a first run of the interpreter's
-// compile and print paths) before the next call's code arrives. Parent and
+// the runner; it keeps two spare runners forked ahead (a new one after
+// each call, after the reply), each of which readies itself (streams,
+// filter, a first run of the interpreter's compile and print paths)
+// before a call's code arrives.
+//
+// # Plain and full workers
+//
+// A sandbox runs two kinds of workers, Limits.Workers of each: full ones,
+// whose driver imports numpy, sympy and mpmath, and plain ones, whose
+// driver imports only the standard library modules math code uses most
+// (math, fractions, decimal, itertools, collections, statistics, re,
+// ...). A stateless call whose code names none of the libraries runs in
+// a plain worker, where forking a runner costs a fraction of what it
+// costs in a full one; every other call (sessions with Limits.Stateful,
+// code that names a library) runs in a full worker. A plain runner that
+// meets an import of a library anyway (a name built at run time) stops
+// before that import and the call runs again, from its start, in a full
+// worker, within the time it had left; so a call prints what it would
+// print in a full worker (bar what tells the two apart, such as
+// sys.modules). With Runtime.Reuse there are full workers only. Parent and
 // driver talk in length-prefixed frames over two pipes of their own (the
 // driver's descriptors 3 and 4), which no runner holds, so nothing a
 // program prints can pass for a reply. A driver that stops answering is
@@ -57,15 +74,18 @@
 //
 // # Speed
 //
-// A call's cost is mostly the fork: after it every page is shared
-// copy-on-write, and each page the driver or the runner writes is copied
-// on a fault, tens of microseconds apiece on a virtual machine. So the
-// driver forks without the interpreter's after-fork hooks, which have
-// nothing to repair in a single-threaded driver but write hundreds of
-// pages; builds once what every runner needs (runner.py's Kit); and asks
+// A call's cost is mostly the fork: its size (the page tables copied,
+// then freed at the runner's exit), and the pages the driver or the
+// runner writes after it, each copied on a fault. So plain workers fork
+// a small interpreter; the driver forks without the interpreter's
+// after-fork hooks, which have nothing to repair in a single-threaded
+// driver but write hundreds of pages; builds once what every runner
+// needs (runner.py's Kit) and runs the compile and exec paths once
+// itself before it forks, so that no runner builds them again; and asks
 // for its heap in 2 MiB pages, whose table entries a fork copies 512 at a
-// time. BenchmarkVersus measures the pool beside python3 -c and the Go
-// sandbox's pool, two calls at a time:
+// time. BenchmarkVersus measures the pool (and the pool with full workers
+// only) beside python3 -c and the Go sandbox's pool, two calls at a time;
+// BenchmarkVersusSympy a program that imports sympy:
 //
 //	go test ./envs/pysandbox -run '^$' -bench Versus -benchtime 300x
 //

@@ -29,7 +29,6 @@ import time
 REQUESTS, REPLIES = 3, 4  # the driver's pipes to the parent
 RUN_IN, RUN_OUT = 3, 4  # a runner's pipes to the driver
 TMP = "/tmp"
-EXTRAS = ("numpy", "sympy", "mpmath")
 MAX_FD = 1 << 20  # above any descriptor number (the kernel's nr_open default)
 
 
@@ -102,40 +101,6 @@ def write_frame(fd, body):
     data = struct.pack(">I", len(body)) + body
     while data:
         data = data[os.write(fd, data):]
-
-
-# Libraries.
-
-class Guard:
-    """Refuses imports of anything but the standard library and EXTRAS."""
-
-    def __init__(self, extras):
-        self.allowed = set(sys.stdlib_module_names) | set(sys.builtin_module_names) | set(extras)
-        self.hint = ", ".join(["the standard library"] + list(extras))
-
-    def find_spec(self, name, path=None, target=None):
-        top = name.partition(".")[0]
-        if top in self.allowed:
-            return None
-        raise ModuleNotFoundError(
-            "module %r is not available in the sandbox; available: %s" % (top, self.hint), name=name)
-
-
-def preload():
-    """Imports the installed EXTRAS and returns the library report."""
-    found, report = [], ["python %d.%d.%d" % sys.version_info[:3]]
-    for name in EXTRAS:
-        try:
-            mod = __import__(name)
-        except ImportError:
-            continue
-        found.append(name)
-        report.append("%s %s" % (name, getattr(mod, "__version__", "?")))
-    if "sympy" in found:  # warm the printer and the solver's caches
-        import sympy
-        str(sympy.factor(sympy.Symbol("x") ** 2 - 1))
-    sys.meta_path.insert(0, Guard(found))
-    return report
 
 
 def huge_pages():
@@ -276,6 +241,8 @@ class Runner:
             cap.read(fd)
         d = Decoder(bytes(result[4:]))
         kind, message, text = d.str(), d.str(), d.str()
+        if kind == LIBRARIES:  # a plain runner met an import of the libraries; it exits
+            return LIBRARIES, b"", False, "", "", False
         if kind == "error":
             if err.text():
                 text = text + "\n" + err.text().decode("utf-8", "replace")
@@ -357,20 +324,20 @@ class Driver:
         self.cpus = [d.uint() for _ in range(d.uint())]
         self.prog, self.pid_insn, self.max_sessions = d.bytes(), d.uint(), d.uint()
         self.reuse = bool(d.uint())  # stateless calls share a runner, each with fresh globals
+        self.plain = bool(d.uint())  # the standard library only; imports of the libraries hand off
         self.sessions = {}  # id -> Runner, least recently used first
-        self.spare = None
+        self.spares = []  # stateless runners forked ahead, oldest first
         self.kit = None  # set by prepare once the driver is limited
 
     def runner(self, session):
         if not session and self.reuse:
             r = self.sessions.get(0)
             if r is None:
-                r, self.spare = self.spare or Runner(self.kit, False), None
+                r = self.take_spare()
                 self.sessions[0] = r  # kept, as a session's runner is
             return r
         if not session:
-            r, self.spare = self.spare or Runner(self.kit, False), None
-            return r
+            return self.take_spare()
         r = self.sessions.pop(session, None)
         if r is None:
             if len(self.sessions) >= self.max_sessions:
@@ -413,16 +380,24 @@ class Driver:
             if done:  # off the caller's time, as are the cleaning and the next fork
                 done.kill(wait=False)
             wipe_tmp()
-            if self.spare is None:
-                self.fork_spare()
+            self.fork_spares()
 
-    def fork_spare(self):
-        try:
-            self.spare = Runner(self.kit, False)
-        except OSError:
-            pass  # the next stateless call forks its own, and reports why it cannot
+    def take_spare(self):
+        """Returns the oldest spare runner, or a new one."""
+        return self.spares.pop(0) if self.spares else Runner(self.kit, False)
+
+    def fork_spares(self):
+        """Forks spare runners up to SPARES (one with reuse, for when its
+        runner ends), so that a call finds one that readied itself while
+        earlier calls ran."""
+        while len(self.spares) < (1 if self.reuse else SPARES):
+            try:
+                self.spares.append(Runner(self.kit, False))
+            except OSError:
+                return  # the next stateless call forks its own, and reports why it cannot
 
 
+SPARES = 2  # stateless runners a driver keeps forked ahead
 dying = []  # killed runners not yet reaped
 
 
@@ -453,14 +428,15 @@ def prepare(drv):
     global single_threaded
     if drv.cpus:
         os.sched_setaffinity(0, drv.cpus)
-    report = preload()
+    report, guard = preload(drv.plain)
     huge_pages()
     limit(drv.memory, drv.max_sessions)
-    drv.kit = Kit(drv.prog, drv.pid_insn)
+    drv.kit = Kit(drv.prog, drv.pid_insn, guard)
     single_threaded = len(os.listdir("/proc/self/task")) == 1
+    execute("x = 0", fresh_globals())  # builds what compile and exec make on first use, once for all runners
     gc.collect()
     gc.freeze()  # a runner's collections then leave the driver's objects, and their pages, alone
-    drv.spare = Runner(drv.kit, False)
+    drv.fork_spares()
     return report
 
 

@@ -17,6 +17,7 @@ type hello struct {
 	pidInsn     int    // the filter instruction that takes the runner's pid
 	maxSessions int
 	reuse       bool // stateless calls share a runner (Runtime.Reuse)
+	plain       bool // a plain worker: the standard library only (plain.go)
 }
 
 func (h *hello) Encode(e *frame.Encoder) {
@@ -25,12 +26,13 @@ func (h *hello) Encode(e *frame.Encoder) {
 	e.Uint(uint64(h.pidInsn))
 	e.Uint(uint64(h.maxSessions))
 	e.Bool(h.reuse)
+	e.Bool(h.plain)
 }
 
 func (h *hello) Decode(d *frame.Decoder) {
 	h.Hello.Decode(d)
 	h.filter, h.pidInsn, h.maxSessions = []byte(d.Str()), int(d.Uint()), int(d.Uint())
-	h.reuse = d.Bool()
+	h.reuse, h.plain = d.Bool(), d.Bool()
 }
 
 // ready is the driver's answer to hello: an error, or the libraries it

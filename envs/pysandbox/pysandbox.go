@@ -53,6 +53,10 @@ type Config struct {
 	Limits sandbox.Config
 	// Runtime names the interpreter and bubblewrap.
 	Runtime Runtime
+
+	// fullOnly runs every call in a full worker (plain.go), as the
+	// benchmarks and tests that compare the two do.
+	fullOnly bool
 }
 
 // DefaultConfig returns the documented defaults.
@@ -98,8 +102,10 @@ func Result(o sandbox.Outcome) envs.Result {
 // stops the workers.
 type Sandbox struct {
 	cfg       Config
-	pool      *workerpool.Pool
+	pool      *workerpool.Pool // the full workers
+	plain     *workerpool.Pool // the plain workers (plain.go); nil with Reuse
 	libraries []string
+	libNames  []string // the libraries' import names
 }
 
 var (
@@ -140,9 +146,16 @@ func New(cfg Config) (*Sandbox, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w (the jail needs bubblewrap, %s and unprivileged user namespaces)", err, cfg.Runtime.Interpreter)
 	}
-	s := &Sandbox{cfg: cfg, pool: newPool(j, h, n), libraries: libs}
+	s := &Sandbox{cfg: cfg, pool: newPool(j, h, n), libraries: libs, libNames: libraryNames(libs)}
 	s.pool.Seed(first)
 	runtime.AddCleanup(s, (*workerpool.Pool).Close, s.pool)
+	if !cfg.Runtime.Reuse && !cfg.fullOnly {
+		if s.plain, err = startPlain(j, h, n); err != nil {
+			s.pool.Close()
+			return nil, fmt.Errorf("%w (a worker with the standard library only)", err)
+		}
+		runtime.AddCleanup(s, (*workerpool.Pool).Close, s.plain)
+	}
 	return s, nil
 }
 
@@ -177,6 +190,9 @@ func (s *Sandbox) Run(ctx context.Context, input string) sandbox.Outcome {
 // been killed and the jails reaped. It always returns nil.
 func (s *Sandbox) Close() error {
 	s.pool.Close()
+	if s.plain != nil {
+		s.plain.Close()
+	}
 	return nil
 }
 
@@ -186,7 +202,11 @@ func (s *Sandbox) Close() error {
 func (s *Sandbox) run(ctx context.Context, bound **workerpool.Slot, session uint64, input string) sandbox.Outcome {
 	start := time.Now()
 	budget := s.budget(ctx)
-	rep := s.pool.Run(ctx, bound, s.budget, request{Session: session, Code: input})
+	req := request{Session: session, Code: input}
+	rep, done, left := s.runPlain(ctx, req)
+	if !done {
+		rep = s.pool.Run(ctx, bound, left, req)
+	}
 	if rep.Status == envs.StatusTimeout && strings.HasPrefix(rep.Message, "timeout after") {
 		t := workerpool.Timeout(budget) // the time the caller allowed
 		rep.Message, rep.Err = t.Message, t.Err

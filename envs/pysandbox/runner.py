@@ -33,6 +33,75 @@ import traceback
 SESSION_CPU = 600  # seconds of CPU time a runner may use in all
 
 
+# Libraries.
+
+EXTRAS = ("numpy", "sympy", "mpmath")
+# The modules of the standard library a plain worker imports before its
+# first call: those arithmetic and math code imports most.
+PLAIN = ("bisect", "cmath", "collections", "decimal", "fractions", "functools", "heapq",
+         "itertools", "json", "math", "operator", "random", "re", "statistics", "string")
+LIBRARIES = "libraries"  # a plain runner's answer to code that imports one
+
+
+class Guard:
+    """Refuses imports of anything but the standard library and the
+    extras. In the runners of a plain worker (the standard library only),
+    the first import of an installed extra hands the call off (hand_off)."""
+
+    def __init__(self, extras, deferred=()):
+        self.allowed = set(sys.stdlib_module_names) | set(sys.builtin_module_names) | set(extras)
+        self.hint = ", ".join(["the standard library"] + list(extras))
+        self.deferred = frozenset(deferred)
+        self.in_runner = False  # set by Kit.enter
+
+    def find_spec(self, name, path=None, target=None):
+        top = name.partition(".")[0]
+        if top in self.deferred and self.in_runner:
+            hand_off()
+        if top in self.allowed:
+            return None
+        raise ModuleNotFoundError(
+            "module %r is not available in the sandbox; available: %s" % (top, self.hint), name=name)
+
+
+def hand_off():
+    """Ends a plain runner's call with the answer LIBRARIES, before the
+    import that needs them runs; the parent then runs the call again in a
+    worker that has them loaded. Nothing the call did outlives it: a
+    plain worker serves only stateless calls, whose runner ends with the
+    call, and /tmp is emptied after it."""
+    write_frame(RUN_OUT, encode(LIBRARIES, "", ""))
+    os._exit(0)
+
+
+def preload(plain):
+    """Imports the installed EXTRAS (PLAIN instead when plain, and notes
+    which extras are installed) and returns the library report and the
+    import guard, installed."""
+    found, report = [], ["python %d.%d.%d" % sys.version_info[:3]]
+    if plain:
+        import importlib.util
+        for name in PLAIN:
+            __import__(name)
+        found = [name for name in EXTRAS if importlib.util.find_spec(name) is not None]
+        guard = Guard(found, found)
+        sys.meta_path.insert(0, guard)
+        return report + found, guard
+    for name in EXTRAS:
+        try:
+            mod = __import__(name)
+        except ImportError:
+            continue
+        found.append(name)
+        report.append("%s %s" % (name, getattr(mod, "__version__", "?")))
+    if "sympy" in found:  # warm the printer and the solver's caches
+        import sympy
+        str(sympy.factor(sympy.Symbol("x") ** 2 - 1))
+    guard = Guard(found)
+    sys.meta_path.insert(0, guard)
+    return report, guard
+
+
 class SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
@@ -44,7 +113,8 @@ class Kit:
     the calls of one runner. A runner that built them itself would write
     to hundreds of pages it shares with the driver."""
 
-    def __init__(self, prog, pid_insn):
+    def __init__(self, prog, pid_insn, guard):
+        self.guard = guard
         self.raw = ctypes.create_string_buffer(bytes(prog), len(prog))
         self.pid = ctypes.c_uint32.from_buffer(self.raw, 8 * pid_insn + 4)
         self.fprog = SockFprog(len(prog) // 8, ctypes.cast(self.raw, ctypes.c_void_p))
@@ -81,6 +151,7 @@ class Kit:
         sys.argv = [""]
         if self.random is not None:
             _random.Random.seed(self.random)
+        self.guard.in_runner = True
 
 
 _libc_fork = ctypes.PyDLL(None, use_errno=True).fork
