@@ -18,8 +18,13 @@ import (
 // workers of BenchmarkPool, as in the Go sandbox's benchmarks.
 const benchClients = 2
 
-// benchProgram is the small program of the benchmarks, and what it prints.
-const benchProgram, benchOutput = "print(4821 * 37)", "178377\n"
+// benchProgram is the small program of the benchmarks, and what it
+// prints; it is pure (pure.py). benchFresh prints the same but is not
+// pure, so each call of it runs in a fresh runner.
+const (
+	benchProgram, benchOutput = "print(4821 * 37)", "178377\n"
+	benchFresh                = "import sys\nprint(4821 * 37)"
+)
 
 // benchCalls runs b.N calls of call from benchClients goroutines and
 // reports calls/s and the median and 99th-percentile latency.
@@ -130,15 +135,16 @@ func subprocessCall() error {
 	return checkOutput(string(out))
 }
 
-// BenchmarkVersus measures in one run, two calls at a time, the pool's
-// default calls (each in a fresh runner of a plain worker, as the program
-// names no library), the same calls with every call in a full worker
-// (py-full), python3 -c per call (BenchmarkSubprocess) and the Go
-// sandbox's pool of two workers on the same program (as envs/sandbox's
-// BenchmarkPool does). The four take turns, ten calls each, so that a
-// change in the machine's load falls on all. It reports each median
-// latency, how many times python3 -c's median each pool's is (x-python
-// for this pool, x-python-full with full workers only, x-go for the Go
+// BenchmarkVersus measures in one run, two calls at a time: the pool on
+// benchProgram, which is pure, so a plain worker runs it in the runner
+// its last pure call used (py); the pool on benchFresh, which is not, so
+// each call runs in a fresh runner of a plain worker (py-fresh); the
+// same with full workers only (py-full); python3 -c per call
+// (BenchmarkSubprocess); and the Go sandbox's pool of two workers (as
+// envs/sandbox's BenchmarkPool does). The five take turns, ten calls
+// each, so that a change in the machine's load falls on all. It reports
+// each median latency, how many times python3 -c's median each pool's is
+// (x-python, x-python-fresh, x-python-full, and x-go for the Go
 // sandbox's) and each one's throughput, calls a second with two callers
 // that call back to back: with every core busy, a call's median latency
 // is about the processor time it costs, work off its critical path (the
@@ -158,13 +164,15 @@ func BenchmarkVersus(b *testing.B) {
 	defer gosb.Close()
 	p50 := versus(b, 10, []func() error{
 		func() error { return callOutput(py.Call(context.Background(), benchProgram)) },
-		func() error { return callOutput(full.Call(context.Background(), benchProgram)) },
+		func() error { return callOutput(py.Call(context.Background(), benchFresh)) },
+		func() error { return callOutput(full.Call(context.Background(), benchFresh)) },
 		subprocessCall,
 		func() error { return callOutput(gosb.Call(context.Background(), "fmt.Println(4821 * 37)")) },
-	}, "py", "py-full", "python3-c", "go")
-	b.ReportMetric(p50[2]/p50[0], "x-python")
-	b.ReportMetric(p50[2]/p50[1], "x-python-full")
-	b.ReportMetric(p50[2]/p50[3], "x-go")
+	}, "py", "py-fresh", "py-full", "python3-c", "go")
+	b.ReportMetric(p50[3]/p50[0], "x-python")
+	b.ReportMetric(p50[3]/p50[1], "x-python-fresh")
+	b.ReportMetric(p50[3]/p50[2], "x-python-full")
+	b.ReportMetric(p50[3]/p50[4], "x-go")
 }
 
 // BenchmarkVersusSympy measures as BenchmarkVersus does a program that

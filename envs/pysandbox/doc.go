@@ -66,7 +66,24 @@
 // before that import and the call runs again, from its start, in a full
 // worker, within the time it had left; so a call prints what it would
 // print in a full worker (bar what tells the two apart, such as
-// sys.modules). With Runtime.Reuse there are full workers only. Parent and
+// sys.modules). With Runtime.Reuse there are full workers only.
+//
+// # Pure calls
+//
+// Most calls a policy makes are arithmetic: print(51952 // 764). Code that
+// pure.py finds pure, read before it runs (arithmetic, loops, functions,
+// comprehensions, a few stateless modules such as math, fractions,
+// itertools and collections; no attribute writes, no names or attributes
+// that start with an underscore, no frames, no classes, no global), can
+// change nothing but its own globals. A plain worker therefore keeps the
+// runner of a pure call and runs the next pure calls in it, each with
+// fresh globals, for a fraction of a fork. Code that is not pure never
+// runs in that runner: it refuses it, unrun, and the call runs in a fresh
+// runner. The runner is dropped once its peak memory grew by 16 MiB or
+// its processor time reached a minute, and whenever a call ends it (a
+// timeout, a limit, a crash). A pure call prints what it would in a fresh
+// runner, except what depends on where objects lie in memory (the repr
+// of a function). Parent and
 // driver talk in length-prefixed frames over two pipes of their own (the
 // driver's descriptors 3 and 4), which no runner holds, so nothing a
 // program prints can pass for a reply. A driver that stops answering is

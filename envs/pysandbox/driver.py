@@ -197,10 +197,12 @@ class Runner:
             self.status = os.waitpid(self.pid, 0)[1]
         return self.status
 
-    def send(self, code, timeout):
-        """Sends code to run; returns False when the runner is gone."""
+    def send(self, code, timeout, screened=False):
+        """Sends code to run (screened: surely impure, so the runner need
+        not check it); returns False when the runner is gone."""
         try:
-            body = int(timeout * 1e9).to_bytes(8, "big") + code.encode("utf-8", "surrogateescape")
+            head = int(timeout * 1e9).to_bytes(8, "big") + (b"\1" if screened else b"\0")
+            body = head + code.encode("utf-8", "surrogateescape")
             write_frame(self.req, body)
             return True
         except OSError:
@@ -208,7 +210,8 @@ class Runner:
 
     def wait(self, sent, timeout, max_output):
         """Waits for the code sent; returns (status, stdout, truncated,
-        message, err, alive)."""
+        message, err, alive, keep): keep, that a plain worker may keep the
+        runner for the next pure call."""
         out, err = Capture(max_output), Capture(4096)
         if not sent:
             return self.died(out, err)
@@ -220,7 +223,7 @@ class Runner:
             if left <= 0:
                 self.kill()
                 msg = timeout_message(timeout)
-                return "timeout", out.text(), out.truncated, msg, msg, False
+                return "timeout", out.text(), out.truncated, msg, msg, False, False
             ready, _, _ = select.select([self.res] + list(streams), [], [], left)
             for fd in ready:
                 if fd in streams:
@@ -234,21 +237,21 @@ class Runner:
             if out.stopped or err.stopped:
                 self.kill()
                 msg = "output limit exceeded: printed more than %d bytes" % max(out.stop, err.stop)
-                return "error", out.text(), out.truncated, msg, msg, False
+                return "error", out.text(), out.truncated, msg, msg, False, False
             if len(result) >= 4 and len(result) >= 4 + struct.unpack(">I", result[:4])[0]:
                 break
         for fd, cap in streams.items():
             cap.read(fd)
         d = Decoder(bytes(result[4:]))
-        kind, message, text = d.str(), d.str(), d.str()
-        if kind == LIBRARIES:  # a plain runner met an import of the libraries; it exits
-            return LIBRARIES, b"", False, "", "", False
+        kind, message, text, keep = d.str(), d.str(), d.str(), bool(d.uint())
+        if kind in (LIBRARIES, IMPURE):  # the call is to run elsewhere
+            return kind, b"", False, "", "", kind == IMPURE, False
         if kind == "error":
             if err.text():
                 text = text + "\n" + err.text().decode("utf-8", "replace")
-            return "error", out.text(), out.truncated, message, text, True
+            return "error", out.text(), out.truncated, message, text, True, keep
         status = "ok" if out.text() or out.truncated else "empty"
-        return status, out.text(), out.truncated, "", "", True
+        return status, out.text(), out.truncated, "", "", True, keep
 
     def died(self, out, err):
         """Explains a runner that ended without answering."""
@@ -256,14 +259,14 @@ class Runner:
         tail = err.text().decode("utf-8", "replace")
         st = self.status
         if os.WIFSIGNALED(st) and os.WTERMSIG(st) == signal.SIGXCPU:
-            return "timeout", out.text(), out.truncated, "cpu time limit exceeded", "cpu time limit exceeded", False
+            return "timeout", out.text(), out.truncated, "cpu time limit exceeded", "cpu time limit exceeded", False, False
         if "MemoryError" in tail or "Cannot allocate memory" in tail:
             msg = "memory limit exceeded"
         elif os.WIFSIGNALED(st):
             msg = "runner killed by signal %s" % signal.Signals(os.WTERMSIG(st)).name
         else:
             msg = "runner exited with status %d" % os.WEXITSTATUS(st)
-        return "error", out.text(), out.truncated, msg, (msg + "\n" + tail).strip(), False
+        return "error", out.text(), out.truncated, msg, (msg + "\n" + tail).strip(), False, False
 
 
 def timeout_message(timeout):
@@ -327,9 +330,10 @@ class Driver:
         self.plain = bool(d.uint())  # the standard library only; imports of the libraries hand off
         self.sessions = {}  # id -> Runner, least recently used first
         self.spares = []  # stateless runners forked ahead, oldest first
+        self.kept = None  # a plain worker's runner that served pure calls (pure.py)
         self.kit = None  # set by prepare once the driver is limited
 
-    def runner(self, session):
+    def runner(self, session, screened):
         if not session and self.reuse:
             r = self.sessions.get(0)
             if r is None:
@@ -337,6 +341,8 @@ class Driver:
                 self.sessions[0] = r  # kept, as a session's runner is
             return r
         if not session:
+            if self.kept and not screened:
+                return self.kept
             return self.take_spare()
         r = self.sessions.pop(session, None)
         if r is None:
@@ -357,15 +363,24 @@ class Driver:
                 r.kill()
         code, timeout = d.str(), d.uint() / 1e9
         try:
-            r = self.runner(session)
+            screened = not session and self.kit.modules is not None and surely_impure(code)
+            r = self.runner(session, screened)
+            res = r.wait(r.send(code, timeout, screened), timeout, self.max_output)
+            if res[0] == IMPURE:  # the kept runner refused it, unrun: run it in a fresh one
+                r = self.take_spare()
+                res = r.wait(r.send(code, timeout, True), timeout, self.max_output)
         except OSError as e:
             msg = "cannot start a runner: %s" % e
             return encode(seq, "error", b"", False, msg, msg, True), None
-        sent = r.send(code, timeout)
-        status, out, truncated, message, text, alive = r.wait(sent, timeout, self.max_output)
+        status, out, truncated, message, text, alive, keep = res
         rep = encode(seq, status, out, truncated, message, text, False)
         if alive and (session or self.reuse):
             return rep, None
+        if alive and keep:  # a pure call left its runner as it found it
+            self.kept = r
+            return rep, None
+        if r is self.kept:
+            self.kept = None
         self.sessions.pop(session, None)
         return rep, r
 
@@ -431,7 +446,7 @@ def prepare(drv):
     report, guard = preload(drv.plain)
     huge_pages()
     limit(drv.memory, drv.max_sessions)
-    drv.kit = Kit(drv.prog, drv.pid_insn, guard)
+    drv.kit = Kit(drv.prog, drv.pid_insn, guard, drv.plain)
     single_threaded = len(os.listdir("/proc/self/task")) == 1
     execute("x = 0", fresh_globals())  # builds what compile and exec make on first use, once for all runners
     gc.collect()

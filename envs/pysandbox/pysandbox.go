@@ -14,14 +14,17 @@ import (
 	"github.com/artist-rl/artist/internal/workerpool"
 )
 
-// The program of a jail's process 1: runner.py (the runners' side) and
-// driver.py, run as one file.
+// The program of a jail's process 1: runner.py (the runners' side),
+// pure.py (which calls may share a runner) and driver.py, run as one
+// file.
 var (
 	//go:embed runner.py
 	runnerSource string
+	//go:embed pure.py
+	pureSource string
 	//go:embed driver.py
 	driverSource string
-	program      = runnerSource + "\n" + driverSource
+	program      = runnerSource + "\n" + pureSource + "\n" + driverSource
 )
 
 // Runtime names the programs a jail is made of.
@@ -41,7 +44,8 @@ type Runtime struct {
 	// print options, sys.setrecursionlimit) stays for the later calls on
 	// that worker.
 	// Threads a call leaves running also stay. The runner is replaced
-	// when it ends (a timeout, a limit, a crash). Default false.
+	// when it ends (a timeout, a limit, a crash). Without Reuse, pure
+	// calls (pure.py) already share a runner, safely. Default false.
 	Reuse bool `yaml:"reuse"`
 }
 
@@ -172,7 +176,10 @@ func (s *Sandbox) Call(ctx context.Context, input string) envs.Result {
 }
 
 // Run runs input as a Python program in a fresh interpreter (a runner
-// forked from a warm one, so no state of another call is visible). The
+// forked from a warm one, so no state of another call is visible), or,
+// when input is pure (pure.py: it can change nothing but its own
+// globals), in the runner earlier pure calls used, with fresh globals.
+// The
 // program gets Limits.Timeout from the moment a worker is free, or less
 // when ctx's deadline comes sooner. Outcomes: StatusOK with what it
 // printed on standard output; StatusEmpty when it printed nothing;

@@ -8,8 +8,9 @@ A runner is a process the driver forks with the libraries already
 imported. Before it reads code it takes its pipes as descriptors 0 to 4,
 closes every other one, and installs the runner seccomp filter (no
 processes, no exec, no signals to others). It then runs each code frame
-it is sent (an 8-byte big-endian timeout in nanoseconds, then the code)
-and answers encode(kind, message, text) on RUN_OUT.
+it is sent (an 8-byte big-endian timeout in nanoseconds, a byte that is
+1 when the driver found the code surely impure (pure.py), then the code)
+and answers encode(kind, message, text, keep) on RUN_OUT.
 
 Cost. After a fork every page is shared copy-on-write, and a runner pays
 for each page it writes: a fault, a copy and a flush of the page tables,
@@ -70,7 +71,7 @@ def hand_off():
     worker that has them loaded. Nothing the call did outlives it: a
     plain worker serves only stateless calls, whose runner ends with the
     call, and /tmp is emptied after it."""
-    write_frame(RUN_OUT, encode(LIBRARIES, "", ""))
+    write_frame(RUN_OUT, encode(LIBRARIES, "", "", False))
     os._exit(0)
 
 
@@ -113,8 +114,9 @@ class Kit:
     the calls of one runner. A runner that built them itself would write
     to hundreds of pages it shares with the driver."""
 
-    def __init__(self, prog, pid_insn, guard):
+    def __init__(self, prog, pid_insn, guard, plain):
         self.guard = guard
+        self.modules = pure_modules() if plain else None  # plain workers keep runners for pure calls
         self.raw = ctypes.create_string_buffer(bytes(prog), len(prog))
         self.pid = ctypes.c_uint32.from_buffer(self.raw, 8 * pid_insn + 4)
         self.fprog = SockFprog(len(prog) // 8, ctypes.cast(self.raw, ctypes.c_void_p))
@@ -181,33 +183,63 @@ def runner_main(kit, fds, stateful):
     RUN_IN or kills it. It never returns."""
     try:
         kit.enter(fds)
-        serve_calls(kit.cpu_hard, stateful)
+        serve_calls(kit, stateful)
     except BaseException:
         traceback.print_exc()
     finally:
         os._exit(70)
 
 
-def serve_calls(cpu_hard, stateful):
+def serve_calls(kit, stateful):
     """Runs the code frames from RUN_IN, each answered on RUN_OUT, in
-    fresh globals unless stateful. It exits when RUN_IN closes."""
+    fresh globals unless stateful. It exits when RUN_IN closes. In a
+    plain worker's stateless runner (kit.modules set) it answers, after
+    each call, whether the call was pure (pure.py) and so left the runner
+    fit for the next pure one; once it ran a pure call it refuses code
+    that is not, answering IMPURE without running it."""
     execute("print(end='')", fresh_globals())  # copies the pages a call writes before one comes
-    ok = encode("ok", "", "")
-    env = fresh_globals()
+    modules = None if stateful else kit.modules
+    env, used = fresh_globals(), False
+    ok = (encode("ok", "", "", False), encode("ok", "", "", True))
+    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     while True:
         body = read_frame(RUN_IN)
         if body is None:
             os._exit(0)
-        limit_cpu(int.from_bytes(body[:8], "big") / 1e9, cpu_hard)
+        code = body[9:].decode("utf-8", "surrogateescape")
+        tree = parse(code) if modules is not None and not body[8] else None
+        keep = tree is not None and pure(tree, modules)
+        if used and not keep:
+            write_frame(RUN_OUT, encode(IMPURE, "", "", False))
+            continue
+        limit_cpu(int.from_bytes(body[:8], "big") / 1e9, kit.cpu_hard)
         if not stateful:
             env = fresh_globals()
-        kind, message, text = execute(body[8:].decode("utf-8", "surrogateescape"), env)
+        kind, message, text = execute(code, env, tree if keep else None)
         for f in (sys.stdout, sys.stderr):
             try:
                 f.flush()
             except Exception:
                 pass
-        write_frame(RUN_OUT, ok if kind == "ok" else encode(kind, message, text))
+        if keep:
+            keep = message != MEMORY and fit_to_keep(base)
+            used = used or keep
+        write_frame(RUN_OUT, ok[keep] if kind == "ok" else encode(kind, message, text, keep))
+
+
+def fit_to_keep(base):
+    """Reports whether a runner whose peak resident size was base
+    kilobytes before its calls may serve more pure calls: its peak grew
+    by less than KEEP_GROWTH and its processor time stays under
+    KEEP_CPU seconds, well within its limit for all its calls."""
+    use = resource.getrusage(resource.RUSAGE_SELF)
+    return use.ru_maxrss - base < KEEP_GROWTH and use.ru_utime + use.ru_stime < KEEP_CPU
+
+
+KEEP_GROWTH = 16 << 10  # kilobytes
+KEEP_CPU = 60  # seconds
+IMPURE = "impure"  # a used runner's answer to code that is not pure
+MEMORY = "memory limit exceeded"
 
 
 def limit_cpu(timeout, hard):
@@ -223,15 +255,16 @@ def fresh_globals():
     return {"__name__": "__main__", "__builtins__": __builtins__}
 
 
-def execute(code, env):
-    """Runs code in env and returns (kind, message, full error text)."""
+def execute(code, env, tree=None):
+    """Runs code (compiled from tree, its parse, when given) in env and
+    returns (kind, message, full error text)."""
     linecache.cache["<code>"] = (len(code), None, code.splitlines(True), "<code>")
     try:
-        tree = compile(code, "<code>", "exec")
+        compiled = compile(code if tree is None else tree, "<code>", "exec")
     except (SyntaxError, ValueError, MemoryError) as e:
         return failure(e, None)
     try:
-        exec(tree, env)
+        exec(compiled, env)
     except SystemExit as e:
         if e.code is None or e.code == 0:
             return "ok", "", ""
@@ -243,7 +276,7 @@ def execute(code, env):
 
 def failure(e, tb):
     if isinstance(e, MemoryError):
-        return "error", "memory limit exceeded", "MemoryError: memory limit exceeded"
+        return "error", MEMORY, "MemoryError: " + MEMORY
     try:
         text = "".join(traceback.format_exception(type(e), e, tb))
         last = traceback.format_exception_only(type(e), e)[-1].strip()
