@@ -363,7 +363,7 @@ class Driver:
                 r.kill()
         code, timeout = d.str(), d.uint() / 1e9
         try:
-            screened = not session and self.kit.modules is not None and surely_impure(code)
+            screened = self.plain and not session and surely_impure(code)
             r = self.runner(session, screened)
             res = r.wait(r.send(code, timeout, screened), timeout, self.max_output)
             if res[0] == IMPURE:  # the kept runner refused it, unrun: run it in a fresh one

@@ -6,14 +6,15 @@ import (
 	"time"
 
 	"github.com/artist-rl/artist/envs"
-	"github.com/artist-rl/artist/internal/workerpool"
 )
 
 // Plain workers. A stateless call's cost is mostly the fork of its
-// runner, and a fork costs by the size of the interpreter forked: about
-// 3 ms for one holding numpy, sympy and mpmath (some 60 MB of its own)
-// against half a millisecond for one holding the standard library's
-// modules that math code imports most (runner.py's PLAIN). So beside its
+// runner, and a fork costs by the size of the interpreter forked: one
+// holding numpy, sympy and mpmath (BenchmarkForkFloor times its fork)
+// is several times the size of one holding only the standard library's
+// modules that math code imports most (runner.py's PLAIN); in
+// BenchmarkVersus a fresh call costs about two thirds as much in a plain
+// worker as in a full one. So beside its
 // full workers a sandbox keeps as many plain ones, which have only those
 // loaded, and runs there every stateless call whose code names none of
 // the libraries. A plain runner that meets an import of a library anyway
@@ -70,17 +71,4 @@ func (s *Sandbox) runPlain(ctx context.Context, req request) (rep reply, done bo
 	}
 	spent := time.Since(from)
 	return reply{}, false, func(ctx context.Context) time.Duration { return min(s.budget(ctx), granted-spent) }
-}
-
-// startPlain starts the plain workers' pool with its first worker, as
-// New does the full one's.
-func startPlain(j *jail, h hello, n int) (*workerpool.Pool, error) {
-	h.plain = true
-	first, _, err := startProc(context.Background(), j, h)
-	if err != nil {
-		return nil, err
-	}
-	p := newPool(j, h, n)
-	p.Seed(first)
-	return p, nil
 }

@@ -37,6 +37,19 @@ func newPool(j *jail, h hello, n int) *workerpool.Pool {
 	})
 }
 
+// startPool starts the first of n jails built by j and configured by h
+// and returns the pool of n, seeded with it, and the libraries it
+// reported.
+func startPool(j *jail, h hello, n int) (*workerpool.Pool, []string, error) {
+	first, libs, err := startProc(context.Background(), j, h)
+	if err != nil {
+		return nil, nil, err
+	}
+	p := newPool(j, h, n)
+	p.Seed(first)
+	return p, libs, nil
+}
+
 // startProc builds a jail and waits until its driver has loaded the
 // libraries and limited itself, at most until ctx ends or startTimeout
 // passes. It returns the libraries the driver reported.

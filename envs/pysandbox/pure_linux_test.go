@@ -26,8 +26,7 @@ func TestPureCalls(t *testing.T) {
 	}
 	call("print(sum(range(10)))", "45\n")
 	time.Sleep(100 * time.Millisecond) // the spares are forked and ready
-	before := descendants(t)
-	slices.Sort(before)
+	before := sortedCopy(descendants(t))
 	for _, step := range []struct{ code, want string }{
 		{"print(6 * 7)", "42\n"},
 		{"import math\nprint(math.pi)", "3.141592653589793\n"},
@@ -37,8 +36,7 @@ func TestPureCalls(t *testing.T) {
 	} {
 		call(step.code, step.want)
 	}
-	after := descendants(t)
-	slices.Sort(after)
+	after := sortedCopy(descendants(t))
 	if !slices.Equal(before, after) {
 		t.Errorf("pure calls changed the worker's processes: %v, then %v", before, after)
 	}

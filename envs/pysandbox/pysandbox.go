@@ -146,15 +146,15 @@ func New(cfg Config) (*Sandbox, error) {
 	h := hello{maxSessions: maxSessions, reuse: cfg.Runtime.Reuse}
 	h.MaxOutput, h.Memory, h.CPUs = cfg.Limits.MaxOutput, memory, cfg.Limits.CPUs
 	h.filter, h.pidInsn = j.runnerFilter, j.pidInsn
-	first, libs, err := startProc(context.Background(), j, h)
+	pool, libs, err := startPool(j, h, n)
 	if err != nil {
 		return nil, fmt.Errorf("%w (the jail needs bubblewrap, %s and unprivileged user namespaces)", err, cfg.Runtime.Interpreter)
 	}
-	s := &Sandbox{cfg: cfg, pool: newPool(j, h, n), libraries: libs, libNames: libraryNames(libs)}
-	s.pool.Seed(first)
+	s := &Sandbox{cfg: cfg, pool: pool, libraries: libs, libNames: libraryNames(libs)}
 	runtime.AddCleanup(s, (*workerpool.Pool).Close, s.pool)
 	if !cfg.Runtime.Reuse && !cfg.fullOnly {
-		if s.plain, err = startPlain(j, h, n); err != nil {
+		h.plain = true
+		if s.plain, _, err = startPool(j, h, n); err != nil {
 			s.pool.Close()
 			return nil, fmt.Errorf("%w (a worker with the standard library only)", err)
 		}

@@ -76,18 +76,27 @@ def hand_off():
 
 
 def preload(plain):
-    """Imports the installed EXTRAS (PLAIN instead when plain, and notes
+    """Imports the installed EXTRAS (PLAIN instead when plain, noting
     which extras are installed) and returns the library report and the
     import guard, installed."""
-    found, report = [], ["python %d.%d.%d" % sys.version_info[:3]]
+    report = ["python %d.%d.%d" % sys.version_info[:3]]
     if plain:
         import importlib.util
         for name in PLAIN:
             __import__(name)
         found = [name for name in EXTRAS if importlib.util.find_spec(name) is not None]
-        guard = Guard(found, found)
-        sys.meta_path.insert(0, guard)
-        return report + found, guard
+        report += found
+    else:
+        found = import_extras(report)
+    guard = Guard(found, found if plain else ())
+    sys.meta_path.insert(0, guard)
+    return report, guard
+
+
+def import_extras(report):
+    """Imports the installed EXTRAS, adds "name version" of each to
+    report and returns their names."""
+    found = []
     for name in EXTRAS:
         try:
             mod = __import__(name)
@@ -98,9 +107,7 @@ def preload(plain):
     if "sympy" in found:  # warm the printer and the solver's caches
         import sympy
         str(sympy.factor(sympy.Symbol("x") ** 2 - 1))
-    guard = Guard(found)
-    sys.meta_path.insert(0, guard)
-    return report, guard
+    return found
 
 
 class SockFprog(ctypes.Structure):
