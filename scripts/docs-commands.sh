@@ -58,6 +58,7 @@ table=(
 	'run :: ^artist plan -config configs/[a-z0-9.-]+\.yaml  :: a memory plan, printed without running (exits 1 when it does not fit)'
 	'run :: ^go test \./envs/pysandbox -run .\^\$. -bench Versus -benchtime [0-9]+x$ :: the Python tool against python3 -c and the Go sandbox, side by side'
 	'run :: ^go test \./envs/pysandbox -run .\^\$. -bench ForkFloor -benchtime [0-9]+x$ :: the fork and exit floor under a fresh-runner call, against python3 -c'
+	'run :: ^scripts/pure-calls\.sh( runs/[a-z0-9-]+)+$ :: counts the pure Python tool calls of run folders made by the commands before it'
 	'long :: ^(mpirun -np [0-9]+ )?\./artist train -config configs/tiny-tool-(arith|multistep)(-python)?\.yaml( -set [^ ]+)*$ :: a training run in its own run folder'
 )
 
